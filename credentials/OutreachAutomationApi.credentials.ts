@@ -1,0 +1,83 @@
+import type {
+	IAuthenticateGeneric,
+	Icon,
+	ICredentialTestRequest,
+	ICredentialType,
+	INodeProperties,
+} from 'n8n-workflow';
+
+export class OutreachAutomationApi implements ICredentialType {
+	name = 'outreachAutomationApi';
+
+	displayName = 'Outreach Automation API';
+
+	documentationUrl =
+		'https://github.com/outreach-automation/n8n-nodes-outreach-automation#credentials';
+
+	icon: Icon = {
+		light: 'file:../nodes/OutreachAutomation/outreachAutomation.svg',
+		dark: 'file:../nodes/OutreachAutomation/outreachAutomation.dark.svg',
+	};
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://api.your-outreach-service.com',
+			description:
+				"The service's host root, without /api/v1 (the nodes add it). For the local sandbox: http://127.0.0.1:4010.",
+		},
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'Sent as "Authorization: Bearer &lt;key&gt;" on every request',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.apiKey}}',
+			},
+		},
+	};
+
+	// A one-item lead list: cheap, authenticated, and answers 401 or `success: false` for a wrong key.
+	// A Base URL that is not http(s) is refused before any request, with a message naming the field.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL:
+				'={{ /^https?:\\/\\/[^\\s\\/]+/i.test(String($credentials.baseUrl).trim()) ? String($credentials.baseUrl).trim().replace(/\\/+$/, "") + "/api/v1" : (() => { throw new Error("Base URL must start with http:// or https://, e.g. https://api.example.com") })() }}',
+			url: '/leads',
+			qs: { per_page: 1 },
+			method: 'GET',
+		},
+		// n8n checks `responseCode` rules on a failed answer and `responseSuccessBody` on a 2xx one, from
+		// one list; the typings only allow one kind per list, hence the cast.
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: 'The API key was refused (HTTP 401). Check that it is complete and still valid.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'success',
+					value: false,
+					message: 'The service refused the request: check the API key and the Base URL.',
+				},
+			},
+		] as unknown as ICredentialTestRequest['rules'],
+	};
+}

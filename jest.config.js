@@ -1,0 +1,15 @@
+/** Jest runs in CommonJS mode: n8n-core's engine (used by the engine tests) must load the way n8n loads it. */
+module.exports = {
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test'],
+	testMatch: ['**/*.test.ts'],
+	// The real-n8n suite has its own command (npm run test:e2e): it needs the provisioned n8n.
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/bench/'],
+	transform: {
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+	},
+	setupFiles: ['<rootDir>/test/setup-env.js'],
+	testTimeout: 60000,
+	// Engine and sandbox tests open real sockets; running files in parallel on 2 cores is fine.
+	maxWorkers: 2,
+};

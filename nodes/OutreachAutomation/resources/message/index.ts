@@ -1,0 +1,113 @@
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import { assignFilled, idPath, invalid, locator, param, returnAllAndLimit, showFor } from '../../shared/fields';
+
+async function sendBody(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+	const leadId = String(param<unknown>(this, 'leadId', '') ?? '').trim();
+	if (!leadId) invalid(this, 'Lead is empty', 'Pick the lead to write to, or paste its ID.');
+	const body = param<unknown>(this, 'body', '');
+	if (typeof body !== 'string' || !body.trim()) invalid(this, 'Body is empty', 'Write the text of the message.');
+	requestOptions.body = { lead_id: leadId, body };
+	return requestOptions;
+}
+
+async function listQuery(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+	const filters = param<IDataObject>(this, 'filters', {});
+	requestOptions.qs = assignFilled(
+		{},
+		{ lead_id: filters.leadId, campaign_id: filters.campaignId, status: filters.status },
+	);
+	return requestOptions;
+}
+
+export const messageOperations: INodeProperties = {
+	displayName: 'Operation',
+	name: 'operation',
+	type: 'options',
+	noDataExpression: true,
+	displayOptions: { show: { resource: ['message'] } },
+	options: [
+		{
+			name: 'Get',
+			value: 'get',
+			action: 'Get a message',
+			description: 'Get a message by ID',
+			routing: {
+				request: { method: 'GET' },
+				send: { preSend: [idPath('/messages/{id}', 'messageId', 'Message ID')], paginate: true },
+			},
+		},
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many messages',
+			description: 'List messages, optionally filtered by lead, campaign or status',
+			routing: { request: { method: 'GET', url: '/messages' }, send: { preSend: [listQuery], paginate: true } },
+		},
+		{
+			name: 'Send',
+			value: 'send',
+			action: 'Send a message',
+			description: 'Send a message to a lead',
+			routing: { request: { method: 'POST', url: '/messages' }, send: { preSend: [sendBody], paginate: true } },
+		},
+	],
+	default: 'send',
+};
+
+export const messageProperties: INodeProperties[] = [
+	locator({
+		name: 'leadId',
+		displayName: 'Lead',
+		kind: 'lead',
+		required: true,
+		description: 'The lead who receives the message. Choose from the list, or specify an ID.',
+		displayOptions: showFor('message', ['send']),
+	}),
+	{
+		displayName: 'Body',
+		name: 'body',
+		type: 'string',
+		required: true,
+		default: '',
+		typeOptions: { rows: 4 },
+		placeholder: 'e.g. Thanks for connecting, Ada!',
+		description: 'Text of the message',
+		displayOptions: showFor('message', ['send']),
+	},
+	{
+		displayName: 'Message ID',
+		name: 'messageId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. msg_1a2b3c',
+		displayOptions: showFor('message', ['get']),
+	},
+	...returnAllAndLimit('message'),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: showFor('message', ['getAll']),
+		options: [
+			locator({ name: 'campaignId', displayName: 'Campaign', kind: 'campaign', description: 'Only messages of this campaign' }),
+			locator({ name: 'leadId', displayName: 'Lead', kind: 'lead', description: 'Only messages to or from this lead' }),
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. replied',
+				description: 'Only messages with this status, e.g. sent, delivered, read, replied, failed, received',
+			},
+		],
+	},
+];

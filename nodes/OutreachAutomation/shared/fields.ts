@@ -1,0 +1,125 @@
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+	INodePropertyModeValidation,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/** displayOptions for one resource and some of its operations. */
+export function showFor(resource: string, operations: string[], extra: IDataObject = {}) {
+	return { show: { resource: [resource], operation: operations, ...extra } };
+}
+
+/** n8n's Return All / Limit pair, as every "Get Many" operation has it. */
+export function returnAllAndLimit(resource: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			displayOptions: showFor(resource, ['getAll']),
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			displayOptions: showFor(resource, ['getAll'], { returnAll: [false] }),
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+		},
+	];
+}
+
+const idValidation = (label: string): INodePropertyModeValidation[] => [
+	{
+		type: 'regex',
+		properties: { regex: '^\\S+$', errorMessage: `Not a valid ${label} ID (no spaces allowed)` },
+	},
+];
+
+interface LocatorOptions {
+	name: string;
+	displayName: string;
+	/** "lead" or "campaign": picks the list search method and the wording. */
+	kind: 'lead' | 'campaign';
+	required?: boolean;
+	description?: string;
+	displayOptions?: INodeProperties['displayOptions'];
+}
+
+/** A lead or campaign picker: searchable list (paged through the same pipeline) or a pasted ID. */
+export function locator(options: LocatorOptions): INodeProperties {
+	const label = options.kind === 'lead' ? 'Lead' : 'Campaign';
+	return {
+		displayName: options.displayName,
+		name: options.name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: options.required,
+		description: options.description,
+		displayOptions: options.displayOptions,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: `Select a ${label.toLowerCase()}...`,
+				typeOptions: {
+					searchListMethod: options.kind === 'lead' ? 'searchLeads' : 'searchCampaigns',
+					searchable: true,
+				},
+			},
+			{
+				displayName: 'ID',
+				name: 'id',
+				type: 'string',
+				placeholder: options.kind === 'lead' ? 'e.g. ld_1a2b3c' : 'e.g. cmp_1a2b3c',
+				validation: idValidation(label),
+			},
+		],
+	};
+}
+
+/** A parameter's value with resource locators reduced to their ID; `fallback` when not shown. */
+export function param<T>(ctx: IExecuteSingleFunctions, name: string, fallback: T): T {
+	return ctx.getNodeParameter(name, fallback, { extractValue: true }) as T;
+}
+
+/** Refuses bad input before any request, naming the field and what is wrong. */
+export function invalid(ctx: IExecuteSingleFunctions, message: string, description?: string): never {
+	throw new NodeOperationError(ctx.getNode(), message, {
+		description,
+		itemIndex: ctx.getItemIndex(),
+	});
+}
+
+/** An ID from a picker or text field: required, trimmed, URL-encoded for the path. */
+export function pathId(ctx: IExecuteSingleFunctions, name: string, label: string): string {
+	const raw = param<unknown>(ctx, name, '');
+	const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
+	if (!id) invalid(ctx, `${label} is empty`, `Pick a ${label.replace(/ ID$/, '').toLowerCase()} from the list or paste its ID.`);
+	return encodeURIComponent(id);
+}
+
+/** Copies the non-empty values into `target` under their wire names. */
+export function assignFilled(target: IDataObject, values: IDataObject): IDataObject {
+	for (const [key, value] of Object.entries(values)) {
+		if (value === undefined || value === null) continue;
+		if (typeof value === 'string' && value.trim() === '') continue;
+		target[key] = typeof value === 'string' ? value.trim() : value;
+	}
+	return target;
+}
+
+/** preSend: puts the URL-encoded ID of parameter `name` into `template` ("/leads/{id}"). */
+export function idPath(template: string, name: string, label: string) {
+	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+		requestOptions.url = template.replace('{id}', pathId(this, name, label));
+		return requestOptions;
+	};
+}

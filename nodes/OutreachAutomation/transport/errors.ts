@@ -1,0 +1,184 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+/** What a request was about, so an error can name it ("Lead ld_42 was not found"). */
+export interface RequestTarget {
+	/** Human label of the resource, e.g. "Lead". */
+	resource?: string;
+	id?: string;
+	itemIndex?: number;
+}
+
+interface FieldProblem {
+	field?: string;
+	message: string;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The server's own words, read in the design note's order: error.message, error, message, errors[]. */
+export function serverMessage(body: unknown): string | undefined {
+	if (!isObject(body)) return undefined;
+	const { error } = body;
+	if (isObject(error) && typeof error.message === 'string') return error.message;
+	if (typeof error === 'string') return error;
+	if (typeof body.message === 'string') return body.message;
+	const problems = fieldProblems(body);
+	if (problems.length) return problems.map(formatProblem).join('; ');
+	return undefined;
+}
+
+/** Per-field validation messages, wherever the server put them. */
+export function fieldProblems(body: unknown): FieldProblem[] {
+	if (!isObject(body)) return [];
+	const error = isObject(body.error) ? body.error : undefined;
+	const candidates = [error?.details, error?.errors, body.errors, body.details];
+	for (const list of candidates) {
+		if (!Array.isArray(list)) continue;
+		return list.map((entry) => {
+			if (typeof entry === 'string') return { message: entry };
+			if (isObject(entry)) {
+				const field = entry.field ?? entry.path ?? entry.param;
+				return {
+					field: field === undefined ? undefined : String(field),
+					message: String(entry.message ?? entry.msg ?? JSON.stringify(entry)),
+				};
+			}
+			return { message: String(entry) };
+		});
+	}
+	return [];
+}
+
+function formatProblem(problem: FieldProblem): string {
+	return problem.field ? `${problem.field}: ${problem.message}` : problem.message;
+}
+
+function about(target: RequestTarget): string {
+	if (target.resource && target.id) return `${target.resource} "${target.id}"`;
+	if (target.resource) return `The ${target.resource.toLowerCase()}`;
+	return 'The requested item';
+}
+
+/** Only the parts of a body that are safe and useful to keep on an error (never request headers). */
+function errorContext(status: number, body: unknown): JsonObject {
+	const context: JsonObject = { httpCode: String(status) };
+	if (isObject(body)) context.body = body as JsonObject;
+	else if (typeof body === 'string') context.body = body.slice(0, 500);
+	return context;
+}
+
+/** Maps an HTTP error answer (or `success: false`) to an error a no-code user can act on. */
+export function httpError(
+	node: INode,
+	status: number,
+	body: unknown,
+	target: RequestTarget,
+	extra: { attempts?: number; notRepeated?: boolean } = {},
+): NodeApiError {
+	const said = serverMessage(body);
+	const problems = fieldProblems(body);
+	let message: string;
+	let description = said;
+
+	if (status === 401 || status === 403) {
+		message = `The Outreach Automation API refused the API key (HTTP ${status}): check the API key in the credential`;
+	} else if (status === 404) {
+		message = `${about(target)} was not found`;
+		description = said ? `${said}. Check the ID, or pick it from the list.` : 'Check the ID, or pick it from the list.';
+	} else if (status === 400 || status === 422) {
+		const details = problems.length ? problems.map(formatProblem).join('; ') : said;
+		message = details
+			? `The service rejected the request: ${details}`
+			: `The service rejected the request (HTTP ${status})`;
+		description = said && said !== details ? said : undefined;
+	} else if (status === 409) {
+		message = said ?? `${about(target)} is already in the requested state`;
+		description = 'Nothing was changed.';
+	} else if (status >= 500) {
+		message = `The Outreach Automation service is unavailable (HTTP ${status})`;
+		const tried = extra.attempts && extra.attempts > 1 ? `Tried ${extra.attempts} times. ` : '';
+		const notRepeated = extra.notRepeated
+			? 'The request was not repeated because it may already have been carried out (it creates or sends something): check before running it again. '
+			: '';
+		description = `${tried}${notRepeated}${said ?? ''}`.trim() || undefined;
+	} else if (status >= 200 && status < 300) {
+		message = `The Outreach Automation API reported an error: ${said ?? 'no reason given'}`;
+		description = problems.length ? problems.map(formatProblem).join('; ') : undefined;
+	} else {
+		message = said
+			? `The Outreach Automation API answered HTTP ${status}: ${said}`
+			: `The Outreach Automation API answered HTTP ${status}`;
+	}
+
+	return new NodeApiError(node, errorContext(status, body), {
+		message,
+		description,
+		httpCode: String(status),
+		itemIndex: target.itemIndex,
+		...(status === 401 || status === 403 ? { failure: { cause: 'credential-invalid' } } : {}),
+	});
+}
+
+/** The rate limit held out longer than we may wait. */
+export function rateLimitError(
+	node: INode,
+	resetAt: number | undefined,
+	target: RequestTarget,
+	attempts: number,
+): NodeApiError {
+	const now = Date.now();
+	const when =
+		resetAt !== undefined
+			? ` It resets at ${new Date(resetAt).toISOString()} (in ${Math.max(1, Math.ceil((resetAt - now) / 1000))} s).`
+			: '';
+	return new NodeApiError(node, { httpCode: '429' } as JsonObject, {
+		message: `Rate limit of the Outreach Automation API reached (HTTP 429).${when}`,
+		description:
+			`Tried ${attempts} time(s). The API allows about 100 requests per minute per API key, shared by every workflow using it. ` +
+			'Run the workflow again after the reset, process fewer items per execution, or space them out with the ' +
+			"node's Settings > Retry On Fail or Request Options > Batching.",
+		httpCode: '429',
+		itemIndex: target.itemIndex,
+		failure: { cause: 'rate-limited', retryAfterMs: resetAt !== undefined ? Math.max(0, resetAt - now) : undefined },
+	});
+}
+
+/** No answer at all: refused, timed out, connection dropped. */
+export function networkError(
+	node: INode,
+	reason: string,
+	baseUrl: string,
+	target: RequestTarget,
+	extra: { attempts?: number; notRepeated?: boolean } = {},
+): NodeApiError {
+	const notRepeated = extra.notRepeated
+		? ' The request was not repeated because it may already have been carried out (it creates or sends something): check before running it again.'
+		: '';
+	const tried = extra.attempts && extra.attempts > 1 ? ` Tried ${extra.attempts} times.` : '';
+	return new NodeApiError(node, { networkError: reason } as JsonObject, {
+		message: `Could not reach the Outreach Automation API at ${baseUrl} (${reason})`,
+		description: `Check the Base URL in the credential and that the service is reachable from n8n.${tried}${notRepeated}`,
+		httpCode: 'none',
+		itemIndex: target.itemIndex,
+	});
+}
+
+/** A 2xx answer that is not the `{success, data, meta}` envelope: usually a wrong Base URL. */
+export function notEnvelopeError(
+	node: INode,
+	status: number,
+	body: unknown,
+	url: string,
+	target: RequestTarget,
+): NodeApiError {
+	const excerpt = (typeof body === 'string' ? body : JSON.stringify(body) ?? String(body)).slice(0, 200);
+	return new NodeApiError(node, { httpCode: String(status) } as JsonObject, {
+		message: 'The answer is not an Outreach Automation API response',
+		description: `${url} answered HTTP ${status} with: ${excerpt}. Check the Base URL in the credential (the host root, without /api/v1).`,
+		httpCode: String(status),
+		itemIndex: target.itemIndex,
+	});
+}

@@ -1,0 +1,225 @@
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IPollFunctions,
+	IExecuteFunctions,
+	IN8nHttpFullResponse,
+} from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import {
+	API_PREFIX,
+	CREDENTIAL_TYPE,
+	RATE_LIMIT_MAX_RETRIES,
+	RATE_LIMIT_MAX_TOTAL_WAIT_MS,
+	SERVER_ERROR_BASE_DELAY_MS,
+	SERVER_ERROR_MAX_RETRIES,
+} from './constants';
+import type { RequestTarget } from './errors';
+import { httpError, networkError, notEnvelopeError, rateLimitError } from './errors';
+import {
+	acquireSlot,
+	markExhausted,
+	readRateLimitHeaders,
+	releaseSlot,
+	windowKey,
+} from './rateLimit';
+
+/** Every n8n context our nodes run requests from. */
+export type RequestContext =
+	| IExecuteSingleFunctions
+	| IExecuteFunctions
+	| ILoadOptionsFunctions
+	| IPollFunctions;
+
+export interface ApiRequest extends RequestTarget {
+	method: IHttpRequestMethods;
+	/** Path below /api/v1, starting with "/"; ids already URL-encoded. */
+	path: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+}
+
+export interface PageMeta {
+	page?: number;
+	per_page?: number;
+	total?: number;
+}
+
+export interface ApiResponse {
+	data: unknown;
+	meta?: PageMeta;
+}
+
+interface Connection {
+	baseUrl: string;
+	key: string;
+}
+
+/**
+ * The credential's Base URL, checked before any request: the service's host root, trailing
+ * slashes tolerated. Returns it without the trailing slash.
+ */
+export function normalizeBaseUrl(raw: unknown): string | undefined {
+	const value = typeof raw === 'string' ? raw.trim() : '';
+	if (!/^https?:\/\/[^\s/]+/i.test(value)) return undefined;
+	return value.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
+}
+
+async function connection(ctx: RequestContext, target: RequestTarget): Promise<Connection> {
+	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+	const baseUrl = normalizeBaseUrl(credentials.baseUrl);
+	if (!baseUrl) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'The Base URL in the Outreach Automation API credential must start with http:// or https://',
+			{
+				description: 'Use the host root of the service, e.g. https://api.example.com (the node adds /api/v1).',
+				itemIndex: target.itemIndex,
+			},
+		);
+	}
+	return { baseUrl, key: windowKey(baseUrl, String(credentials.apiKey ?? '')) };
+}
+
+/** Requests that can be sent again after a 5xx or a lost answer without doing anything twice. */
+function safeToRepeat(method: IHttpRequestMethods): boolean {
+	return method === 'GET' || method === 'HEAD' || method === 'PATCH';
+}
+
+function isEnvelope(body: unknown): body is { success: boolean; data?: unknown; meta?: PageMeta } {
+	return (
+		typeof body === 'object' &&
+		body !== null &&
+		!Array.isArray(body) &&
+		typeof (body as { success?: unknown }).success === 'boolean'
+	);
+}
+
+function parseBody(body: unknown): unknown {
+	if (typeof body !== 'string') return body;
+	try {
+		return JSON.parse(body);
+	} catch {
+		return body;
+	}
+}
+
+/** The low-level code (ECONNRESET, ETIMEDOUT...) of a failure, wherever n8n or axios put it. */
+function networkCode(error: unknown): string {
+	const seen = new Set<unknown>();
+	let current: unknown = error;
+	while (current && typeof current === 'object' && !seen.has(current)) {
+		seen.add(current);
+		const { code } = current as { code?: unknown };
+		if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+		current = (current as { cause?: unknown }).cause;
+	}
+	const message = error instanceof Error ? error.message : String(error);
+	return /socket hang up/i.test(message) ? 'ECONNRESET' : 'network error';
+}
+
+/** Exponential backoff with jitter, for answers that say nothing about when to come back. */
+function backoff(attempt: number): number {
+	const base = SERVER_ERROR_BASE_DELAY_MS * 2 ** attempt;
+	return base + Math.floor(Math.random() * base * 0.25);
+}
+
+/**
+ * The one request pipeline: paces by the rate-limit headers shared per credential, sends through
+ * n8n's authenticated HTTP helper, waits out 429s (bounded), repeats 5xx and network failures only
+ * for requests safe to repeat, unwraps the envelope and maps every failure to a clear NodeApiError.
+ */
+export async function apiRequest(ctx: RequestContext, request: ApiRequest): Promise<ApiResponse> {
+	const node = ctx.getNode();
+	const { baseUrl, key } = await connection(ctx, request);
+	const url = `${baseUrl}${API_PREFIX}${request.path}`;
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url,
+		qs: request.qs,
+		json: true,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		headers: { Accept: 'application/json' },
+	};
+	if (request.body !== undefined) options.body = request.body;
+
+	const repeatable = safeToRepeat(request.method);
+	let rateLimited = 0;
+	let rateLimitWaited = 0;
+	let failures = 0;
+
+	for (let attempt = 1; ; attempt++) {
+		const slot = await acquireSlot(key);
+		if (slot.tooLongUntil !== undefined) {
+			throw rateLimitError(node, slot.tooLongUntil, request, attempt - 1);
+		}
+
+		let response: IN8nHttpFullResponse;
+		try {
+			response = (await ctx.helpers.httpRequestWithAuthentication.call(
+				ctx,
+				CREDENTIAL_TYPE,
+				options,
+			)) as IN8nHttpFullResponse;
+		} catch (error) {
+			releaseSlot(key, slot, undefined);
+			// Missing credential and the like: already clear, nothing was sent.
+			if (error instanceof NodeOperationError) throw new NodeOperationError(node, error);
+			// n8n wraps transport failures in its own NodeApiError whose cause holds the request
+			// (headers included): keep only the error code, never the original object.
+			failures++;
+			if (repeatable && failures <= SERVER_ERROR_MAX_RETRIES) {
+				await sleep(backoff(failures - 1));
+				continue;
+			}
+			throw networkError(node, networkCode(error), baseUrl, request, {
+				attempts: attempt,
+				notRepeated: !repeatable,
+			});
+		}
+
+		const headers = response.headers as Record<string, unknown>;
+		releaseSlot(key, slot, headers);
+		const status = response.statusCode;
+		const body = parseBody(response.body);
+
+		if (status === 429) {
+			rateLimited++;
+			const told = readRateLimitHeaders(headers);
+			const until = told.retryAt ?? told.resetAt ?? Date.now() + backoff(rateLimited - 1);
+			const wait = Math.max(0, until - Date.now());
+			markExhausted(key, until);
+			if (rateLimited > RATE_LIMIT_MAX_RETRIES || rateLimitWaited + wait > RATE_LIMIT_MAX_TOTAL_WAIT_MS) {
+				throw rateLimitError(node, until, request, attempt);
+			}
+			rateLimitWaited += wait;
+			continue; // acquireSlot waits for the reset
+		}
+
+		if (status >= 500) {
+			failures++;
+			if (repeatable && failures <= SERVER_ERROR_MAX_RETRIES) {
+				await sleep(backoff(failures - 1));
+				continue;
+			}
+			throw httpError(node, status, body, request, { attempts: attempt, notRepeated: !repeatable });
+		}
+
+		if (status >= 400) throw httpError(node, status, body, request);
+
+		if (!isEnvelope(body)) {
+			// An empty 204 is a valid answer to a delete; anything else is not our API.
+			if (status === 204 && (body === undefined || body === '' || body === null)) {
+				return { data: undefined };
+			}
+			throw notEnvelopeError(node, status, body, url, request);
+		}
+		if (!body.success) throw httpError(node, status, body, request);
+		return { data: body.data, meta: body.meta };
+	}
+}
