@@ -1,0 +1,118 @@
+import { createHash } from 'crypto';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { locator } from './shared/fields';
+import { searchCampaigns, searchLeads } from './transport/listSearch';
+import type { TriggerState } from './transport/newMessages';
+import { newestMessage, pollNewMessages } from './transport/newMessages';
+
+export class OutreachAutomationTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Outreach Automation Trigger',
+		name: 'outreachAutomationTrigger',
+		icon: { light: 'file:outreachAutomation.svg', dark: 'file:outreachAutomation.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{"New messages"}}',
+		description: 'Starts the workflow when a new message appears: a lead replied or a message was sent',
+		defaults: { name: 'Outreach Automation Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'outreachAutomationApi', required: true }],
+		properties: [
+			{
+				displayName: 'Filters',
+				name: 'filters',
+				type: 'collection',
+				placeholder: 'Add Filter',
+				default: {},
+				options: [
+					locator({ name: 'campaignId', displayName: 'Campaign', kind: 'campaign', description: 'Only messages of this campaign' }),
+					locator({ name: 'leadId', displayName: 'Lead', kind: 'lead', description: 'Only messages to or from this lead' }),
+					{
+						displayName: 'Status',
+						name: 'status',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. received',
+						description: 'Only messages with this status, e.g. received (replies), sent, delivered',
+					},
+				],
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Emit Existing Messages on First Run',
+						name: 'emitExisting',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether the first poll after activation emits the messages already there. Off: the first poll only notes where things stand.',
+					},
+				],
+			},
+		],
+	};
+
+	methods = {
+		listSearch: { searchLeads, searchCampaigns },
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const filters = this.getNodeParameter('filters', {}, { extractValue: true }) as IDataObject;
+		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const qs: IDataObject = {};
+		for (const [wire, value] of [
+			['campaign_id', filters.campaignId],
+			['lead_id', filters.leadId],
+			['status', filters.status],
+		] as const) {
+			if (typeof value === 'string' && value.trim()) qs[wire] = value.trim();
+		}
+
+		const staticData = this.getWorkflowStaticData('node') as IDataObject & TriggerState;
+
+		if (this.getMode() === 'manual') {
+			const newest = await newestMessage(this, qs, staticData);
+			if (!newest) {
+				throw new NodeOperationError(this.getNode(), 'No message matches the trigger yet', {
+					description:
+						'There is no message with these filters. Send a message or wait for a reply, then fetch a test event again.',
+				});
+			}
+			return [[{ json: newest }]];
+		}
+
+		// Changing the filters starts afresh: the memory belongs to one set of filters.
+		const filterKey = createHash('sha256').update(JSON.stringify(qs)).digest('hex').slice(0, 16);
+		const pollFunctions = this as IPollFunctions & { getPollBudgetMs?: () => number | undefined };
+		const budget = typeof pollFunctions.getPollBudgetMs === 'function' ? pollFunctions.getPollBudgetMs() : undefined;
+		const budgetEnds = typeof budget === 'number' && budget > 0 ? Date.now() + budget : undefined;
+
+		const { emit, state } = await pollNewMessages(
+			this,
+			qs,
+			filterKey,
+			{ ...staticData, seen: [...((staticData.seen as string[]) ?? [])] },
+			options.emitExisting === true,
+			budgetEnds,
+		);
+		// Only now, with every page read, does the memory move on (mutated in place, as n8n saves it).
+		for (const key of Object.keys(staticData)) delete staticData[key];
+		Object.assign(staticData, state);
+		return emit.length ? [emit.map((json) => ({ json }))] : null;
+	}
+}
