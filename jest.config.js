@@ -6,7 +6,7 @@ module.exports = {
 	// The real-n8n suite has its own command (npm run test:e2e): it needs the provisioned n8n.
 	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/bench/'],
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
 	setupFiles: ['<rootDir>/test/setup-env.js'],
 	testTimeout: 60000,

@@ -51,11 +51,10 @@ export class OutreachAutomationApi implements ICredentialType {
 	};
 
 	// A one-item lead list: cheap, authenticated, and answers 401 or `success: false` for a wrong key.
-	// A Base URL that is not http(s) is refused before any request, with a message naming the field.
+	// (A Base URL that is not http(s) fails here as "Invalid URL"; the nodes refuse it by name.)
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL:
-				'={{ /^https?:\\/\\/[^\\s\\/]+/i.test(String($credentials.baseUrl).trim()) ? String($credentials.baseUrl).trim().replace(/\\/+$/, "") + "/api/v1" : (() => { throw new Error("Base URL must start with http:// or https://, e.g. https://api.example.com") })() }}',
+			baseURL: '={{ String($credentials.baseUrl).trim().replace(/\\/+$/, "") }}/api/v1',
 			url: '/leads',
 			qs: { per_page: 1 },
 			method: 'GET',
