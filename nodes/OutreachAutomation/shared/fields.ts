@@ -85,9 +85,21 @@ export function locator(options: LocatorOptions): INodeProperties {
 	};
 }
 
+/**
+ * Resource locators reduced to their ID, also inside collections (n8n's `extractValue` only
+ * unwraps a locator that is the parameter itself, not one nested in "Filters").
+ */
+export function unwrapLocators(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(unwrapLocators);
+	if (typeof value !== 'object' || value === null) return value;
+	const object = value as IDataObject;
+	if (object.__rl === true) return object.value;
+	return Object.fromEntries(Object.entries(object).map(([key, inner]) => [key, unwrapLocators(inner)]));
+}
+
 /** A parameter's value with resource locators reduced to their ID; `fallback` when not shown. */
 export function param<T>(ctx: IExecuteSingleFunctions, name: string, fallback: T): T {
-	return ctx.getNodeParameter(name, fallback, { extractValue: true }) as T;
+	return unwrapLocators(ctx.getNodeParameter(name, fallback, { extractValue: true })) as T;
 }
 
 /** Refuses bad input before any request, naming the field and what is wrong. */

@@ -9,8 +9,9 @@ import { assignFilled, idPath, invalid, locator, param, returnAllAndLimit, showF
 
 const CUSTOM_TYPE = '__custom';
 
+// n8n reads "{{" as the start of an expression, so inside one the literal needs its braces printed.
 const NOTE_HINT =
-	'Sent as written: {{firstName}} is filled in by the service for each lead. If you switch this field to an expression, write {{ "{{firstName}}" }} to keep it literal.';
+	'Sent as written: the service puts each lead\'s first name in place of {{firstName}}. In an expression, write {{ "{{" }}firstName}} to keep it literal.';
 
 /** The step builder's entries, in the order the user sorted them, as the API's steps. */
 function builtSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
