@@ -159,8 +159,9 @@ export function networkError(
 		: '';
 	const tried = extra.attempts && extra.attempts > 1 ? ` Tried ${extra.attempts} times.` : '';
 	return new NodeApiError(node, { networkError: reason } as JsonObject, {
-		message: `Could not reach the Outreach Automation API at ${baseUrl} (${reason})`,
-		description: `Check the Base URL in the credential and that the service is reachable from n8n.${tried}${notRepeated}`,
+		// The code stays out of the message: n8n would swap a message naming ECONNRESET for a generic one.
+		message: `Could not reach the Outreach Automation API at ${baseUrl}`,
+		description: `No answer (${reason}). Check the Base URL in the credential and that the service is reachable from n8n.${tried}${notRepeated}`,
 		httpCode: 'none',
 		itemIndex: target.itemIndex,
 	});
