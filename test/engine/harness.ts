@@ -3,6 +3,7 @@
  * with real HTTP to whatever server the test points the credential at. No n8n server involved.
  */
 import {
+	DirectoryLoader,
 	ExecuteContext,
 	ExecutionLifecycleHooks,
 	LoadOptionsContext,
@@ -63,6 +64,8 @@ const nodeTypeList: Record<string, INodeType> = {
 	outreachAutomationTrigger: new OutreachAutomationTrigger(),
 	testItems: new TestItems(),
 };
+// As n8n does when it loads a package: declarative nodes get "Request Options" (batching, timeout...).
+for (const nodeType of Object.values(nodeTypeList)) DirectoryLoader.applyDeclarativeNodeOptionParameters(nodeType);
 
 const nodeTypes: INodeTypes = {
 	getByName: (name: string) => nodeTypeList[name] as INodeType | IVersionedNodeType,

@@ -41,7 +41,12 @@ export interface ApiRequest extends RequestTarget {
 	path: string;
 	qs?: IDataObject;
 	body?: IDataObject;
+	/** The node's Request Options (timeout, proxy, ignore SSL issues), as RoutingNode prepared them. */
+	transport?: Pick<IHttpRequestOptions, 'timeout' | 'proxy' | 'skipSslCertificateValidation'>;
 }
+
+/** n8n's own default for declarative nodes: a request that hangs longer fails instead of blocking. */
+const DEFAULT_TIMEOUT_MS = 300_000;
 
 export interface PageMeta {
 	page?: number;
@@ -145,6 +150,9 @@ export async function apiRequest(ctx: RequestContext, request: ApiRequest): Prom
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		headers: { Accept: 'application/json' },
+		timeout: DEFAULT_TIMEOUT_MS,
+		// Only the options the user set: an unset timeout must not erase the default.
+		...Object.fromEntries(Object.entries(request.transport ?? {}).filter(([, value]) => value !== undefined)),
 	};
 	if (request.body !== undefined) options.body = request.body;
 

@@ -55,6 +55,11 @@ export async function routeRequest(
 		resource: target?.label,
 		id: typeof id === 'string' && id !== '' ? id : undefined,
 		itemIndex: this.getItemIndex(),
+		transport: {
+			timeout: options.timeout,
+			proxy: options.proxy,
+			skipSslCertificateValidation: options.skipSslCertificateValidation === true || options.skipSslCertificateValidation === 'true',
+		},
 	};
 
 	if (operation === 'getAll') {

@@ -242,3 +242,19 @@ describe('request pipeline', () => {
 		});
 	});
 });
+
+describe("the node's Request Options", () => {
+	it('a Timeout set under Request Options applies to the request', async () => {
+		const sandbox = await startSandbox({ apiKeys: [KEY], seed: { leads: 1, campaigns: 0, messages: 0 }, latencyMs: 1500 });
+		try {
+			const { error } = await runNode(
+				{ baseUrl: sandbox.url, apiKey: KEY },
+				{ resource: 'lead', operation: 'create', firstName: 'Slow', requestOptions: { timeout: 200 } },
+			);
+			expect(error?.message).toBe(`Could not reach the Outreach Automation API at ${sandbox.url}`);
+			expect(error?.description).toMatch(/No answer \(ECONNABORTED\)/);
+		} finally {
+			await sandbox.stop();
+		}
+	});
+});
