@@ -1,0 +1,212 @@
+/**
+ * The sandbox API server: the outreach API of ../../shared/spec (with the design note's choices) in memory,
+ * over real HTTP on 127.0.0.1, with its rate limit, strict validation, fault injection and test controls.
+ *
+ *   const sandbox = await startSandbox({ rateLimit: 5, windowMs: 500 });
+ *   ...fetch(`${sandbox.url}/api/v1/leads`, { headers: { Authorization: `Bearer ${sandbox.apiKey}` } })
+ *   await sandbox.stop();
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { faultReply } from './faults';
+import { campaignRoutes } from './handlers/campaigns';
+import { controlRoutes } from './handlers/control';
+import { leadRoutes } from './handlers/leads';
+import { messageRoutes } from './handlers/messages';
+import {
+	ApiError,
+	errorBody,
+	errorReply,
+	parseBody,
+	parseJsonBody,
+	queryObject,
+	readBody,
+	sendJson,
+	sendRaw,
+	tryParseJson,
+	type RawBody,
+	type Reply,
+} from './http';
+import { rateLimitHeaders, secondsUntil } from './rate-limit';
+import { Router } from './router';
+import {
+	DEFAULT_OPTIONS,
+	OptionsSchema,
+	type FaultInput,
+	type InsertMessagesInput,
+	type ReplyInput,
+	type SandboxConfig,
+	type SandboxOptions,
+	type SeedInput,
+} from './schemas';
+import { keyLabel, SandboxState } from './state';
+import type { Store } from './store';
+import type { Message, QueuedFault, RequestLogEntry, SandboxStats, SeedCounts } from './types';
+
+export { DEMO_API_KEY, DEFAULT_CONFIG, DEFAULT_OPTIONS } from './schemas';
+export type { SandboxConfig, SandboxOptions } from './schemas';
+export type * from './types';
+
+export const HOST = '127.0.0.1';
+export const API_PREFIX = '/api/v1';
+export const CONTROL_PREFIX = '/__sandbox';
+
+export interface Sandbox {
+	/** e.g. http://127.0.0.1:41234 (no trailing slash); the API is under `${url}/api/v1`. */
+	readonly url: string;
+	readonly port: number;
+	/** The first configured API key. */
+	readonly apiKey: string;
+	readonly apiKeys: readonly string[];
+	/** The options it was started with (reset() returns to them). */
+	readonly options: SandboxOptions;
+	/** Direct access to the data, for assertions. */
+	readonly store: Store;
+	/** The label logs and stats use for a configured key (key0, key1...). */
+	keyLabel(key: string): string;
+	/** Reads the live config, or changes part of it (like POST /__sandbox/config). */
+	config(patch?: Partial<SandboxConfig>): SandboxConfig;
+	reset(spec?: SeedInput): SeedCounts;
+	seed(spec?: SeedInput): SeedCounts;
+	reply(input?: ReplyInput): Message;
+	insertMessages(input: InsertMessagesInput): { ids: string[] };
+	addFault(fault: FaultInput): QueuedFault;
+	clearFaults(): void;
+	requests(since?: number): RequestLogEntry[];
+	stats(): SandboxStats;
+	/** Closes the server and every connection, keep-alive ones included. */
+	stop(): Promise<void>;
+}
+
+const apiRouter = new Router(API_PREFIX, [...leadRoutes, ...campaignRoutes, ...messageRoutes]);
+const controlRouter = new Router(CONTROL_PREFIX, controlRoutes);
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+function send(res: ServerResponse, reply: Reply): void {
+	if (reply.status === 0) res.destroy();
+	else if (reply.raw !== undefined) sendRaw(res, reply.status, reply.raw, reply.headers);
+	else sendJson(res, reply.status, reply.body, reply.headers);
+}
+
+/** Routes and runs a handler; every failure becomes an error reply. */
+function dispatch(
+	state: SandboxState,
+	router: Router<SandboxState>,
+	req: IncomingMessage,
+	url: URL,
+	raw: RawBody,
+): Reply {
+	try {
+		const method = req.method ?? 'GET';
+		const { handler, params } = router.resolve(method, url.pathname);
+		// Bodies of GET and DELETE are ignored, as most servers do.
+		const body = BODY_METHODS.has(method) ? parseJsonBody(raw, req.headers['content-type']) : undefined;
+		return handler({ state, params, query: queryObject(url.searchParams), body });
+	} catch (error) {
+		return errorReply(error);
+	}
+}
+
+/** An /api/v1 request: log, latency, rate limit, auth, faults, then the handler. */
+async function handleApi(state: SandboxState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+	const method = req.method ?? 'GET';
+	const query = queryObject(url.searchParams);
+	const entry = state.recorder.begin(method, url.pathname, query);
+	// Fires after every response too; finish() only records the first outcome, so this catches lost clients.
+	res.on('close', () => state.recorder.finish(entry, 0));
+	const raw = await readBody(req);
+	entry.body = tryParseJson(raw.text);
+	if (state.config.latencyMs > 0) await sleep(state.config.latencyMs);
+
+	const { config } = state;
+	const caller = state.identify(req.headers.authorization);
+	entry.key = caller.label;
+	const now = Date.now();
+	const window = state.limiter.hit(caller.bucket, now, config);
+	const limitHeaders = rateLimitHeaders(window, now, config.resetFormat);
+	const respond = (reply: Reply, fault?: string) => {
+		state.recorder.finish(entry, reply.status, fault);
+		send(res, reply);
+	};
+
+	if (!window.allowed) {
+		const retryAfter = secondsUntil(window.resetAt, now);
+		const body = errorBody(429, `Rate limit exceeded, retry in ${retryAfter} s`);
+		return respond({ status: 429, body, headers: { ...limitHeaders, 'Retry-After': String(retryAfter) } });
+	}
+	if (!caller.valid) {
+		return respond({ status: 401, body: errorBody(401, 'Missing or invalid API key'), headers: limitHeaders });
+	}
+	const fault = state.faults.pick({ method, path: url.pathname, query }, config);
+	if (fault && !fault.after) return respond(faultReply(fault.action, limitHeaders, config, now), fault.label);
+	const reply = dispatch(state, apiRouter, req, url, raw);
+	// An "after" fault: the operation ran, but the client never sees its answer.
+	if (fault) return respond(faultReply(fault.action, limitHeaders, config, now), fault.label);
+	respond({ ...reply, headers: { ...limitHeaders, ...reply.headers } });
+}
+
+async function handle(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+	const url = new URL(req.url ?? '/', 'http://sandbox');
+	const path = url.pathname;
+	if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) return handleApi(state, req, res, url);
+	const raw = await readBody(req);
+	if (path.startsWith(`${CONTROL_PREFIX}/`)) return send(res, dispatch(state, controlRouter, req, url, raw));
+	send(res, errorReply(new ApiError(404, `Route ${req.method} ${path} not found`)));
+}
+
+/** Options given as undefined mean "the default", as for the CLI's unset flags. */
+function resolveOptions(options: Partial<SandboxOptions>): SandboxOptions {
+	const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+	try {
+		return parseBody(OptionsSchema, { ...DEFAULT_OPTIONS, ...given });
+	} catch (error) {
+		throw new Error(`Invalid sandbox options: ${(error as Error).message.replace(/^Validation failed: /, '')}`);
+	}
+}
+
+export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
+	const resolved = resolveOptions(options);
+	const state = new SandboxState(resolved);
+	const server = createServer((req, res) => {
+		handle(state, req, res).catch((error) => send(res, errorReply(error)));
+	});
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(resolved.port, HOST, () => {
+			server.off('error', reject);
+			resolve();
+		});
+	});
+	const { port } = server.address() as AddressInfo;
+	let stopping: Promise<void> | undefined;
+
+	return {
+		url: `http://${HOST}:${port}`,
+		port,
+		apiKey: resolved.apiKeys[0],
+		apiKeys: resolved.apiKeys,
+		options: resolved,
+		store: state.store,
+		keyLabel: (key) => {
+			const index = resolved.apiKeys.indexOf(key);
+			if (index < 0) throw new Error('Not a configured API key');
+			return keyLabel(index);
+		},
+		config: (patch) => state.configure(patch),
+		reset: (spec) => state.reset(spec),
+		seed: (spec) => state.seed(spec),
+		reply: (input) => state.reply(input),
+		insertMessages: (input) => state.insertMessages(input),
+		addFault: (fault) => state.addFault(fault),
+		clearFaults: () => state.faults.clear(),
+		requests: (since) => state.recorder.requests(since),
+		stats: () => state.recorder.snapshot(),
+		stop: () =>
+			(stopping ??= new Promise<void>((resolve) => {
+				server.close(() => resolve());
+				server.closeAllConnections();
+			})),
+	};
+}
