@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { locator } from './shared/fields';
+import { locator, unwrapLocators } from './shared/fields';
 import { searchCampaigns, searchLeads } from './transport/listSearch';
 import type { TriggerState } from './transport/newMessages';
 import { newestMessage, pollNewMessages } from './transport/newMessages';
@@ -72,7 +72,8 @@ export class OutreachAutomationTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const filters = this.getNodeParameter('filters', {}, { extractValue: true }) as IDataObject;
+		// The locators sit inside the Filters collection, where n8n's extractValue leaves them as objects.
+		const filters = unwrapLocators(this.getNodeParameter('filters', {}, { extractValue: true })) as IDataObject;
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 		const qs: IDataObject = {};
 		for (const [wire, value] of [

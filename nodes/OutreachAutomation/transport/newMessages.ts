@@ -1,9 +1,10 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from './constants';
 import { apiRequest } from './request';
 
-/** How many emitted ids the trigger remembers; see README "Trigger" for why this is enough. */
+/** How many known ids the trigger remembers; see README "Trigger" for why this is enough. */
 export const MAX_REMEMBERED_IDS = 1000;
 
 export type ListOrder = 'newest' | 'oldest';
@@ -12,15 +13,21 @@ export type ListOrder = 'newest' | 'oldest';
 export interface TriggerState {
 	/** Which filters this state belongs to: changing them starts afresh. */
 	filterKey?: string;
-	/** The API's list order, once it is known. */
+	/** The API's list order, once the data has shown it (never a guess). */
 	order?: ListOrder;
 	/** `meta.total` and `meta.per_page` at the last poll: where the last page is. */
 	total?: number;
 	perPage?: number;
 	/** Newest `created_at` seen, when messages have timestamps. */
 	watermark?: string;
-	/** Ids known, newest first, at most MAX_REMEMBERED_IDS. */
+	/** Ids known (emitted or noted), newest first, at most MAX_REMEMBERED_IDS. */
 	seen?: string[];
+}
+
+export interface PollResult {
+	/** New messages, oldest first. */
+	emit: IDataObject[];
+	state: TriggerState;
 }
 
 interface Listing {
@@ -34,102 +41,98 @@ const timeOf = (item: IDataObject) =>
 	typeof item.created_at === 'string' && !Number.isNaN(Date.parse(item.created_at))
 		? Date.parse(item.created_at)
 		: undefined;
+const reversed = (items: IDataObject[]) => [...items].reverse();
+const pageCount = (listing: Listing) => Math.max(1, Math.ceil(listing.total / listing.perPage));
 
-async function listPage(ctx: IPollFunctions, qs: IDataObject, page: number): Promise<Listing> {
-	const { data, meta } = await apiRequest(ctx, {
-		method: 'GET',
-		path: '/messages',
-		qs: { ...qs, page, per_page: MAX_PAGE_SIZE },
-		resource: 'Message',
-	});
-	const items = (Array.isArray(data) ? data : []) as IDataObject[];
-	const perPage = typeof meta?.per_page === 'number' && meta.per_page > 0 ? meta.per_page : MAX_PAGE_SIZE;
-	const total = typeof meta?.total === 'number' ? meta.total : items.length;
-	return { items, total, perPage };
-}
+/**
+ * The message list as one poll reads it: each page requested at most once, the page size the
+ * server really uses (it may clamp `per_page`), and a server that ignores `page` reported
+ * instead of being taken for new messages.
+ */
+class Pages {
+	private readonly cache = new Map<number, Listing>();
 
-/** The order told by timestamps inside one page, if they differ. */
-function orderFromTimestamps(items: IDataObject[]): ListOrder | undefined {
-	const times = items.map(timeOf).filter((t): t is number => t !== undefined);
-	if (times.length < 2 || times[0] === times[times.length - 1]) return undefined;
-	return times[0] > times[times.length - 1] ? 'newest' : 'oldest';
-}
+	private readonly ids = new Set<string>();
 
-/** Where unknown ids sit in a page whose other ids are known: at the front means newest first. */
-function orderFromNewIds(items: IDataObject[], known: Set<string>): ListOrder | undefined {
-	const flags = items.map((item) => !known.has(idOf(item)));
-	const firstNew = flags.indexOf(true);
-	const firstKnown = flags.indexOf(false);
-	if (firstNew === -1 || firstKnown === -1) return undefined;
-	return firstNew < firstKnown ? 'newest' : 'oldest';
+	perPage = MAX_PAGE_SIZE;
+
+	total = 0;
+
+	/** Set when n8n's poll budget ran out before a page was read: this poll's result must be dropped. */
+	outOfTime = false;
+
+	constructor(
+		private readonly ctx: IPollFunctions,
+		private readonly qs: IDataObject,
+		private readonly budgetEnds?: number,
+	) {}
+
+	async get(page: number): Promise<Listing> {
+		const cached = this.cache.get(page);
+		if (cached) return cached;
+		// The first request always goes out; later ones only while the budget lasts. Past it, pages
+		// read as empty so every loop ends at once, and the caller drops the result.
+		if (this.outOfTime || (this.cache.size > 0 && this.budgetEnds !== undefined && Date.now() > this.budgetEnds)) {
+			this.outOfTime = true;
+			return { items: [], total: this.total, perPage: this.perPage };
+		}
+		const { data, meta } = await apiRequest(this.ctx, {
+			method: 'GET',
+			path: '/messages',
+			qs: { ...this.qs, page, per_page: MAX_PAGE_SIZE },
+			resource: 'Message',
+		});
+		const items = (Array.isArray(data) ? data : []) as IDataObject[];
+		if (this.cache.size > 0 && items.length > 0 && items.every((item) => this.ids.has(idOf(item)))) {
+			throw new NodeApiError(
+				this.ctx.getNode(),
+				{ page },
+				{
+					message: 'The service returned the same messages again for another page: it seems to ignore paging',
+					description: `Page ${page} repeated messages already read in this poll. Nothing was emitted; the next poll tries again.`,
+				},
+			);
+		}
+		for (const item of items) this.ids.add(idOf(item));
+		this.perPage = typeof meta?.per_page === 'number' && meta.per_page > 0 ? meta.per_page : MAX_PAGE_SIZE;
+		this.total = typeof meta?.total === 'number' ? meta.total : items.length;
+		const listing = { items, total: this.total, perPage: this.perPage };
+		this.cache.set(page, listing);
+		return listing;
+	}
 }
 
 /**
- * Reads the list from its newest end, newest first, until `stop` says an item is already known,
- * or the list ends. Pages are read in full before anything is returned, so a failed page throws
- * and the caller's state is left as it was.
+ * The order told by timestamps: which way most neighbours step. A majority, not the two ends, so a
+ * message synced late with an older date does not turn the answer round; undefined when they tie.
  */
-async function readFromNewestEnd(
-	ctx: IPollFunctions,
-	qs: IDataObject,
-	order: ListOrder,
-	guess: { total: number; perPage: number },
-	stop: (item: IDataObject) => boolean,
-	budgetEnds: number | undefined,
-): Promise<{ fresh: IDataObject[]; total: number; complete: boolean }> {
-	const fresh: IDataObject[] = [];
-	const out = () => budgetEnds !== undefined && Date.now() > budgetEnds;
-
-	if (order === 'newest') {
-		for (let page = 1; ; page++) {
-			const listing = await listPage(ctx, qs, page);
-			for (const item of listing.items) {
-				if (stop(item)) return { fresh, total: listing.total, complete: true };
-				fresh.push(item);
-			}
-			const end = listing.items.length < listing.perPage || page * listing.perPage >= listing.total;
-			if (end) return { fresh, total: listing.total, complete: true };
-			if (out()) return { fresh, total: listing.total, complete: false };
-		}
-	}
-
-	// Oldest first: the newest items are on the last page. Start where the last page was, read on
-	// to the current last page, then go back page by page until a known item.
-	let page = Math.max(1, Math.ceil(guess.total / guess.perPage));
-	let listing = await listPage(ctx, qs, page);
-	const pages = new Map<number, IDataObject[]>([[page, listing.items]]);
-	const lastPage = Math.max(1, Math.ceil(listing.total / listing.perPage));
-	const total = listing.total;
-	for (let next = page + 1; next <= lastPage; next++) {
-		if (out()) return { fresh: [], total, complete: false };
-		listing = await listPage(ctx, qs, next);
-		pages.set(next, listing.items);
-	}
-	for (page = lastPage; page >= 1; page--) {
-		if (!pages.has(page)) {
-			if (out()) return { fresh, total, complete: false };
-			pages.set(page, (await listPage(ctx, qs, page)).items);
-		}
-		const items = pages.get(page) ?? [];
-		for (let i = items.length - 1; i >= 0; i--) {
-			if (stop(items[i])) return { fresh, total, complete: true };
-			fresh.push(items[i]);
-		}
-	}
-	return { fresh, total, complete: true };
+function orderFromTimestamps(items: IDataObject[]): ListOrder | undefined {
+	const times = items.map(timeOf).filter((t): t is number => t !== undefined);
+	let steps = 0;
+	for (let i = 1; i < times.length; i++) steps += Math.sign(times[i - 1] - times[i]);
+	return steps > 0 ? 'newest' : steps < 0 ? 'oldest' : undefined;
 }
 
-const reversed = (items: IDataObject[]) => [...items].reverse();
+function compareIds(a: string, b: string): number {
+	// Numeric ids compare as numbers ("9" < "10"); others as plain strings (sequences, ULIDs).
+	if (/^\d+$/.test(a) && /^\d+$/.test(b) && a.length !== b.length) return a.length - b.length;
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A best guess, only to put a batch in order when nothing else tells (no timestamps, or all equal,
+ * and no known message beside them): ids that grow with creation read ascending oldest first.
+ * Otherwise newest first, as most APIs list. Never stored as the list order.
+ */
+function guessOrder(items: IDataObject[]): ListOrder {
+	const ids = items.map(idOf);
+	const ascending = ids.length > 1 && ids.every((id, i) => i === 0 || compareIds(ids[i - 1], id) < 0);
+	return ascending ? 'oldest' : 'newest';
+}
 
 /** The state after these items (newest first) became known. */
-function remember(
-	state: TriggerState,
-	newestFirst: IDataObject[],
-	total: number,
-	perPage = state.perPage ?? MAX_PAGE_SIZE,
-): TriggerState {
-	const seen = [...newestFirst.map(idOf), ...(state.seen ?? [])];
-	const unique = [...new Set(seen)].slice(0, MAX_REMEMBERED_IDS);
+function remember(state: TriggerState, newestFirst: IDataObject[], pages: Pages): TriggerState {
+	const seen = [...new Set([...newestFirst.map(idOf), ...(state.seen ?? [])])].slice(0, MAX_REMEMBERED_IDS);
 	let watermark = state.watermark;
 	for (const item of newestFirst) {
 		const time = timeOf(item);
@@ -137,50 +140,161 @@ function remember(
 			watermark = new Date(time).toISOString();
 		}
 	}
-	return { ...state, seen: unique, total, perPage, watermark };
+	return { ...state, seen, watermark, total: pages.total, perPage: pages.perPage };
+}
+
+/** Both ends of a list whose order is unknown, so the boundary is remembered whichever end is newest. */
+function bothEnds(items: IDataObject[]): IDataObject[] {
+	if (items.length <= MAX_REMEMBERED_IDS) return items;
+	const half = MAX_REMEMBERED_IDS / 2;
+	return [...items.slice(0, half), ...items.slice(-half)];
 }
 
 /** First activation: note where the list stands (both ends while its order is not known). */
-async function initialState(ctx: IPollFunctions, qs: IDataObject, filterKey: string): Promise<TriggerState> {
-	const first = await listPage(ctx, qs, 1);
+async function initialState(pages: Pages, filterKey: string): Promise<PollResult> {
+	const first = await pages.get(1);
 	const order = orderFromTimestamps(first.items);
-	const lastPage = Math.ceil(first.total / first.perPage);
-	let newestFirst: IDataObject[];
-	if (lastPage <= 1) newestFirst = order === 'oldest' ? reversed(first.items) : first.items;
-	else if (order === 'newest') newestFirst = first.items;
+	const lastPage = pageCount(first);
+	let known: IDataObject[];
+	if (lastPage <= 1) known = order === 'oldest' ? reversed(first.items) : first.items;
+	else if (order === 'newest') known = first.items;
 	else {
-		const last = await listPage(ctx, qs, lastPage);
-		newestFirst = order === 'oldest' ? reversed(last.items) : [...reversed(last.items), ...first.items];
+		const last = await pages.get(lastPage);
+		known = order === 'oldest' ? reversed(last.items) : [...reversed(last.items), ...first.items];
 	}
-	return remember({ filterKey, order }, newestFirst, first.total, first.perPage);
+	return { emit: [], state: remember({ filterKey, order }, known, pages) };
 }
 
 /** First activation with "emit existing": the whole list, once, oldest first. */
-async function everything(ctx: IPollFunctions, qs: IDataObject, filterKey: string): Promise<PollResult> {
+async function everything(pages: Pages, filterKey: string): Promise<PollResult> {
 	const all: IDataObject[] = [];
-	let listing: Listing;
-	let page = 1;
-	do {
-		listing = await listPage(ctx, qs, page++);
-		all.push(...listing.items);
-	} while (listing.items.length >= listing.perPage && all.length < listing.total);
+	const taken = new Set<string>();
+	for (let page = 1; ; page++) {
+		const listing = await pages.get(page);
+		for (const item of listing.items) {
+			// Messages arriving meanwhile push a newest-first list down: the same one may show up twice.
+			if (taken.has(idOf(item))) continue;
+			taken.add(idOf(item));
+			all.push(item);
+		}
+		if (listing.items.length < listing.perPage || page * listing.perPage >= listing.total) break;
+	}
 	const order = orderFromTimestamps(all);
-	const newestFirst = order === 'oldest' ? reversed(all) : all;
+	const newestFirst = (order ?? guessOrder(all)) === 'oldest' ? reversed(all) : all;
 	return {
 		emit: reversed(newestFirst),
-		state: remember({ filterKey, order }, newestFirst, listing.total, listing.perPage),
+		state: remember({ filterKey, order }, order ? newestFirst : bothEnds(newestFirst), pages),
 	};
 }
 
-export interface PollResult {
-	/** New messages, oldest first. */
-	emit: IDataObject[];
-	state: TriggerState;
+/** The list's pages in newest-first order, each page's items newest first. */
+async function* newestFirstPages(pages: Pages, order: ListOrder, guessPage: number): AsyncGenerator<IDataObject[]> {
+	if (order === 'newest') {
+		for (let page = 1; ; page++) {
+			const listing = await pages.get(page);
+			yield listing.items;
+			if (listing.items.length < listing.perPage || page * listing.perPage >= listing.total) return;
+		}
+	}
+	// Oldest first: the newest messages are on the last page. Ask for the page that was last at the
+	// previous poll (when nothing is new, the only request), learn the current last page, walk back.
+	const probe = await pages.get(guessPage);
+	for (let page = pageCount(probe); page >= 1; page--) yield reversed((await pages.get(page)).items);
+}
+
+interface Scan {
+	/** Messages not known, newest first, each once. */
+	fresh: IDataObject[];
+	/** Whether the scan ended on a remembered message (rather than at the end of the list). */
+	reachedSeen: boolean;
+}
+
+/**
+ * Reads from the newest end until a remembered id. With timestamps, a full page's worth of
+ * messages older than the watermark in a row also ends it: the remembered ones have left the list
+ * (e.g. their status changed under a Status filter) and everything further is older still.
+ */
+async function scanNewestFirst(
+	pages: Pages,
+	order: ListOrder,
+	guessPage: number,
+	seen: Set<string>,
+	isOld: (item: IDataObject) => boolean,
+): Promise<Scan> {
+	const fresh: IDataObject[] = [];
+	const taken = new Set<string>();
+	let oldInARow = 0;
+	for await (const items of newestFirstPages(pages, order, guessPage)) {
+		for (const item of items) {
+			const id = idOf(item);
+			if (seen.has(id)) return { fresh, reachedSeen: true };
+			// New messages arriving mid-poll push a newest-first list down: the same one twice.
+			if (taken.has(id)) continue;
+			taken.add(id);
+			fresh.push(item);
+			oldInARow = isOld(item) ? oldInARow + 1 : 0;
+			if (oldInARow >= pages.perPage) return { fresh, reachedSeen: false };
+		}
+	}
+	return { fresh, reachedSeen: false };
+}
+
+/**
+ * Learns the list order while nothing else tells it (no timestamps, or all equal). New messages join
+ * the list at its newest end: the end showing an unknown message while the other shows a known one
+ * is the newest. Only the ends count, as status changes under a Status filter move messages in the
+ * middle; a stored order is never revisited. Returns 'idle' when both ends are as they were, and
+ * undefined when neither tells (e.g. both new).
+ */
+async function learnOrder(pages: Pages, seen: Set<string>, previousTotal: number): Promise<ListOrder | 'idle' | undefined> {
+	const isNew = (item: IDataObject | undefined) => item !== undefined && !seen.has(idOf(item));
+	const first = await pages.get(1);
+	const told = orderFromTimestamps(first.items);
+	if (told) return told;
+	const frontIsNew = isNew(first.items[0]);
+	const multiPage = pageCount(first) > 1;
+	// Front known and the list no longer than before: nothing new, and no second request.
+	if (multiPage && !frontIsNew && first.total <= previousTotal) return 'idle';
+	const last = multiPage ? await pages.get(pageCount(first)) : first;
+	const toldByBothEnds = orderFromTimestamps([...first.items, ...last.items]);
+	if (toldByBothEnds) return toldByBothEnds;
+	const backIsNew = isNew(last.items[last.items.length - 1]);
+	if (frontIsNew !== backIsNew) return frontIsNew ? 'newest' : 'oldest';
+	return frontIsNew ? undefined : 'idle';
+}
+
+async function newSinceLastPoll(pages: Pages, state: TriggerState): Promise<PollResult> {
+	const seen = new Set(state.seen ?? []);
+	const watermark = state.watermark !== undefined ? Date.parse(state.watermark) : undefined;
+	const isOld = (item: IDataObject) => {
+		const time = timeOf(item);
+		return watermark !== undefined && time !== undefined && time < watermark;
+	};
+
+	let order = state.order;
+	if (!order) {
+		const learned = await learnOrder(pages, seen, state.total ?? 0);
+		if (learned === 'idle') return { emit: [], state };
+		order = learned;
+	}
+	// Still unknown (one page of only new messages, or no clue at either end): read it in the
+	// likeliest order for this poll only; the stored order waits for evidence.
+	const scanOrder = order ?? guessOrder((await pages.get(1)).items);
+	const guessPage = Math.max(1, Math.ceil((state.total ?? 0) / (state.perPage ?? MAX_PAGE_SIZE)));
+	const { fresh, reachedSeen } = await scanNewestFirst(pages, scanOrder, guessPage, seen, isOld);
+
+	// Listed before a remembered message, a message is new whatever its date (e.g. a reply synced
+	// late with its original time). Without that anchor only the date can tell: older ones are
+	// noted as known, not emitted.
+	const newestFirst = reachedSeen ? fresh : fresh.filter((item) => !isOld(item));
+	return { emit: reversed(newestFirst), state: remember({ ...state, order }, fresh, pages) };
 }
 
 /**
  * One poll: every message not emitted before, oldest first. Costs one request when nothing is new.
  * With `emitExisting`, the first poll emits what is already there instead of only taking note.
+ * A failed page throws, and running out of n8n's poll budget emits nothing: either way `previous`
+ * stays as it was and nothing is skipped.
  */
 export async function pollNewMessages(
 	ctx: IPollFunctions,
@@ -190,42 +304,15 @@ export async function pollNewMessages(
 	emitExisting: boolean,
 	budgetEnds?: number,
 ): Promise<PollResult> {
+	const pages = new Pages(ctx, qs, budgetEnds);
+	let result: PollResult;
 	if (previous.filterKey !== filterKey) {
-		if (!emitExisting) return { emit: [], state: await initialState(ctx, qs, filterKey) };
-		return await everything(ctx, qs, filterKey);
+		result = emitExisting ? await everything(pages, filterKey) : await initialState(pages, filterKey);
+	} else {
+		result = await newSinceLastPoll(pages, previous);
 	}
-	const state = previous;
-	const known = new Set(state.seen ?? []);
-	const watermark = state.watermark !== undefined ? Date.parse(state.watermark) : undefined;
-	const isKnown = (item: IDataObject) => {
-		if (known.has(idOf(item))) return true;
-		const time = timeOf(item);
-		return watermark !== undefined && time !== undefined && time < watermark;
-	};
-
-	let order = state.order;
-	if (!order) {
-		// Undetermined order: page 1 tells it when it holds new ids next to known ones, or when
-		// the total grew while page 1 stayed known (new items went to the end).
-		const first = await listPage(ctx, qs, 1);
-		order = orderFromTimestamps(first.items) ?? orderFromNewIds(first.items, known);
-		if (!order && first.total > first.perPage) {
-			const allKnown = first.items.every(isKnown);
-			// All of page 1 new: they came to the front. Page 1 unchanged but more items: at the end.
-			if (!allKnown) order = 'newest';
-			else if (first.total > (state.total ?? 0)) order = 'oldest';
-		}
-		if (!order) {
-			// One page, all new or all known, no timestamps to tell: take it as it stands.
-			const fresh = first.items.filter((item) => !isKnown(item));
-			return { emit: fresh, state: remember(state, reversed(fresh), first.total, first.perPage) };
-		}
-	}
-
-	const guess = { total: state.total ?? 0, perPage: state.perPage ?? MAX_PAGE_SIZE };
-	const result = await readFromNewestEnd(ctx, qs, order, guess, isKnown, budgetEnds);
-	if (!result.complete) return { emit: [], state: { ...state, order } };
-	return { emit: reversed(result.fresh), state: remember({ ...state, order }, result.fresh, result.total) };
+	// Out of time before every page was read: emit nothing, keep the memory; the next poll reads again.
+	return pages.outOfTime ? { emit: [], state: previous } : result;
 }
 
 /** Manual "Fetch Test Event": the newest matching message, state untouched. */
@@ -234,11 +321,10 @@ export async function newestMessage(
 	qs: IDataObject,
 	state: TriggerState,
 ): Promise<IDataObject | undefined> {
-	const first = await listPage(ctx, qs, 1);
-	const order = state.order ?? orderFromTimestamps(first.items) ?? 'newest';
-	if (order === 'newest' || first.total <= first.perPage) {
-		return order === 'newest' ? first.items[0] : first.items[first.items.length - 1];
-	}
-	const last = await listPage(ctx, qs, Math.ceil(first.total / first.perPage));
+	const pages = new Pages(ctx, qs);
+	const first = await pages.get(1);
+	const order = state.order ?? orderFromTimestamps(first.items) ?? guessOrder(first.items);
+	if (order === 'newest') return first.items[0];
+	const last = await pages.get(pageCount(first));
 	return last.items[last.items.length - 1];
 }
