@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { locator, unwrapLocators } from './shared/fields';
+import { messageFilterOptions, messageFilterQuery, unwrapLocators } from './shared/fields';
 import { searchCampaigns, searchLeads } from './transport/listSearch';
 import type { TriggerState } from './transport/newMessages';
 import { newestMessage, pollNewMessages } from './transport/newMessages';
@@ -34,18 +34,7 @@ export class OutreachAutomationTrigger implements INodeType {
 				type: 'collection',
 				placeholder: 'Add Filter',
 				default: {},
-				options: [
-					locator({ name: 'campaignId', displayName: 'Campaign', kind: 'campaign', description: 'Only messages of this campaign' }),
-					locator({ name: 'leadId', displayName: 'Lead', kind: 'lead', description: 'Only messages to or from this lead' }),
-					{
-						displayName: 'Status',
-						name: 'status',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. received',
-						description: 'Only messages with this status, e.g. received (replies), sent, delivered',
-					},
-				],
+				options: messageFilterOptions('received'),
 			},
 			{
 				displayName: 'Options',
@@ -75,14 +64,7 @@ export class OutreachAutomationTrigger implements INodeType {
 		// The locators sit inside the Filters collection, where n8n's extractValue leaves them as objects.
 		const filters = unwrapLocators(this.getNodeParameter('filters', {}, { extractValue: true })) as IDataObject;
 		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const qs: IDataObject = {};
-		for (const [wire, value] of [
-			['campaign_id', filters.campaignId],
-			['lead_id', filters.leadId],
-			['status', filters.status],
-		] as const) {
-			if (typeof value === 'string' && value.trim()) qs[wire] = value.trim();
-		}
+		const qs = messageFilterQuery(filters);
 
 		const staticData = this.getWorkflowStaticData('node') as IDataObject & TriggerState;
 

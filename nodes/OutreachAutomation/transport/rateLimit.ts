@@ -69,6 +69,10 @@ class Window {
 	remaining: number | undefined;
 	resetAt: number | undefined;
 	probing = false;
+	/** Counts windows seen; a slot remembers the one it was sent in. */
+	epoch = 0;
+	/** Requests sent and not yet answered, by the window they were sent in. */
+	readonly inFlight = new Map<number, number>();
 	/** Set when the server sends no rate-limit headers: nothing to pace by, 429s are retried. */
 	unpaced = false;
 	private waiters: Array<() => void> = [];
@@ -81,6 +85,24 @@ class Window {
 
 	async waitForProbe() {
 		await new Promise<void>((resolve) => this.waiters.push(resolve));
+	}
+
+	send(probe: boolean): Slot {
+		this.inFlight.set(this.epoch, (this.inFlight.get(this.epoch) ?? 0) + 1);
+		return { probe, epoch: this.epoch };
+	}
+
+	answered(slot: Slot) {
+		const left = (this.inFlight.get(slot.epoch) ?? 1) - 1;
+		if (left > 0) this.inFlight.set(slot.epoch, left);
+		else this.inFlight.delete(slot.epoch);
+	}
+
+	/** Requests of earlier windows still unanswered: the server may count them in this one. */
+	stragglers(): number {
+		let count = 0;
+		for (const [epoch, n] of this.inFlight) if (epoch < this.epoch) count += n;
+		return count;
 	}
 }
 
@@ -102,6 +124,7 @@ function windowFor(key: string): Window {
 
 export interface Slot {
 	probe: boolean;
+	epoch: number;
 	/** Set instead of a slot when the reset is further away than we may wait. */
 	tooLongUntil?: number;
 }
@@ -114,44 +137,46 @@ export async function acquireSlot(key: string): Promise<Slot> {
 		if (window.resetAt !== undefined && now >= window.resetAt) {
 			window.remaining = undefined;
 			window.resetAt = undefined;
+			window.epoch++;
 		}
 		if (window.remaining !== undefined && window.remaining <= 0) {
 			const resetAt = window.resetAt ?? now + 1000;
-			if (resetAt - now > MAX_SINGLE_WAIT_MS) return { probe: false, tooLongUntil: resetAt };
+			if (resetAt - now > MAX_SINGLE_WAIT_MS) return { probe: false, epoch: window.epoch, tooLongUntil: resetAt };
 			await sleep(resetAt - now + RESET_MARGIN_MS);
 			continue;
 		}
-		if (window.unpaced) return { probe: false };
+		if (window.unpaced) return window.send(false);
 		if (window.remaining === undefined) {
 			if (!window.probing) {
 				window.probing = true;
-				return { probe: true };
+				return window.send(true);
 			}
 			await window.waitForProbe();
 			continue;
 		}
 		window.remaining--;
-		return { probe: false };
+		return window.send(false);
 	}
 }
 
 /** Feeds a response's headers (any status, or none after a network error) back into the window. */
 export function releaseSlot(key: string, slot: Slot, headers: HeaderBag, now = Date.now()): void {
 	const window = windowFor(key);
+	window.answered(slot);
 	const told = readRateLimitHeaders(headers, now);
-	if (headers !== undefined) {
+	// An answer to a request of an earlier window speaks of that window (often "0 left"): not of this one.
+	const current = slot.epoch === window.epoch;
+	if (headers !== undefined && current) {
 		if (told.remaining === undefined) {
 			// A response without the headers (e.g. a proxy's own 429): stop pacing until they return.
 			window.unpaced = slot.probe ? true : window.unpaced;
 		} else {
 			window.unpaced = false;
 			const resetAt = told.resetAt ?? now + 1000;
-			if (slot.probe || window.remaining === undefined) {
-				if (slot.probe) {
-					window.remaining = told.remaining;
-					window.resetAt = resetAt;
-				}
-			} else {
+			if (slot.probe) {
+				window.remaining = Math.max(0, told.remaining - window.stragglers());
+				window.resetAt = resetAt;
+			} else if (window.remaining !== undefined) {
 				window.remaining = Math.min(window.remaining, told.remaining);
 				if (told.remaining === 0) window.resetAt = Math.max(window.resetAt ?? 0, resetAt);
 			}

@@ -5,7 +5,16 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { assignFilled, idPath, invalid, locator, param, returnAllAndLimit, showFor } from '../../shared/fields';
+import {
+	idPath,
+	invalid,
+	locator,
+	messageFilterOptions,
+	messageFilterQuery,
+	param,
+	returnAllAndLimit,
+	showFor,
+} from '../../shared/fields';
 
 async function sendBody(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 	const leadId = String(param<unknown>(this, 'leadId', '') ?? '').trim();
@@ -17,11 +26,7 @@ async function sendBody(this: IExecuteSingleFunctions, requestOptions: IHttpRequ
 }
 
 async function listQuery(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
-	const filters = param<IDataObject>(this, 'filters', {});
-	requestOptions.qs = assignFilled(
-		{},
-		{ lead_id: filters.leadId, campaign_id: filters.campaignId, status: filters.status },
-	);
+	requestOptions.qs = messageFilterQuery(param<IDataObject>(this, 'filters', {}));
 	return requestOptions;
 }
 
@@ -97,17 +102,6 @@ export const messageProperties: INodeProperties[] = [
 		placeholder: 'Add Filter',
 		default: {},
 		displayOptions: showFor('message', ['getAll']),
-		options: [
-			locator({ name: 'campaignId', displayName: 'Campaign', kind: 'campaign', description: 'Only messages of this campaign' }),
-			locator({ name: 'leadId', displayName: 'Lead', kind: 'lead', description: 'Only messages to or from this lead' }),
-			{
-				displayName: 'Status',
-				name: 'status',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. replied',
-				description: 'Only messages with this status, e.g. sent, delivered, read, replied, failed, received',
-			},
-		],
+		options: messageFilterOptions('replied'),
 	},
 ];

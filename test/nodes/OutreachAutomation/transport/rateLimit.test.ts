@@ -1,4 +1,11 @@
-import { parseResetHeader, parseRetryAfter, readRateLimitHeaders } from '../../../../nodes/OutreachAutomation/transport/rateLimit';
+import {
+	acquireSlot,
+	parseResetHeader,
+	parseRetryAfter,
+	readRateLimitHeaders,
+	releaseSlot,
+	resetRateLimitState,
+} from '../../../../nodes/OutreachAutomation/transport/rateLimit';
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');
 
@@ -30,5 +37,43 @@ describe('rate-limit headers', () => {
 			resetAt: NOW + 12_000,
 			retryAt: NOW + 2000,
 		});
+	});
+});
+
+describe('the shared window', () => {
+	const headers = (remaining: number, resetAt: number) => ({
+		'x-ratelimit-remaining': String(remaining),
+		'x-ratelimit-reset': String(resetAt),
+	});
+	// Whether acquireSlot gives a slot now or makes the caller wait (for the reset, a minute away).
+	const grantsNow = async (key: string) =>
+		Promise.race([acquireSlot(key).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 100))]);
+
+	beforeEach(() => resetRateLimitState());
+
+	it('a new window starts with one probe; the others wait for its headers', async () => {
+		const first = await acquireSlot('w1');
+		expect(first.probe).toBe(true);
+		const second = acquireSlot('w1');
+		expect(await Promise.race([second.then(() => 'granted'), new Promise((r) => setTimeout(() => r('waiting'), 50))])).toBe('waiting');
+		releaseSlot('w1', first, headers(5, Date.now() + 60_000));
+		expect((await second).probe).toBe(false);
+	});
+
+	it('counts unanswered requests of the old window against the new one, and ignores their stale headers', async () => {
+		const probe = await acquireSlot('w2');
+		releaseSlot('w2', probe, headers(2, Date.now() + 30));
+		const a = await acquireSlot('w2');
+		const b = await acquireSlot('w2');
+		// The window resets while a and b are still unanswered: the next request probes the new window.
+		const probe2 = await acquireSlot('w2');
+		expect(probe2.probe).toBe(true);
+		releaseSlot('w2', probe2, headers(10, Date.now() + 60_000));
+		// a and b may land in the new window: 10 - 2 left. Their answers say "0 left" of the old one.
+		releaseSlot('w2', a, headers(0, Date.now()));
+		releaseSlot('w2', b, headers(0, Date.now()));
+		let granted = 0;
+		while (await grantsNow('w2')) granted++;
+		expect(granted).toBe(8);
 	});
 });
