@@ -150,8 +150,27 @@ export function assignFilled(target: IDataObject, values: IDataObject): IDataObj
 	return target;
 }
 
-/** preSend: puts the URL-encoded ID of parameter `name` into `template` ("/leads/{id}"). */
-export function idPath(template: string, name: string, label: string) {
+/**
+ * Builds part of an operation's request from its parameters (checks input; fills path, query or
+ * body). The pipeline runs an operation's builders when the request's turn in the rate-limit window
+ * comes, not while n8n prepares every input item: reading parameters evaluates their expressions,
+ * which would otherwise delay the first request by about a millisecond per item.
+ */
+export type RequestBuilder = (
+	this: IExecuteSingleFunctions,
+	requestOptions: IHttpRequestOptions,
+) => Promise<IHttpRequestOptions>;
+
+/** Each operation's builders, by operation name. */
+export type RequestBuilders = Record<string, RequestBuilder[]>;
+
+/** An operation's routing: method and fixed URL; `paginate` hands the request to the pipeline. */
+export function routed(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url?: string) {
+	return { request: { method, ...(url ? { url } : {}) }, send: { paginate: true } };
+}
+
+/** A builder that puts the URL-encoded ID of parameter `name` into `template` ("/leads/{id}"). */
+export function idPath(template: string, name: string, label: string): RequestBuilder {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		requestOptions.url = template.replace('{id}', pathId(this, name, label));
 		return requestOptions;

@@ -188,6 +188,18 @@ export function releaseSlot(key: string, slot: Slot, headers: HeaderBag, now = D
 	}
 }
 
+/** A slot given back unused (the request was refused before sending): someone else may have it. */
+export function cancelSlot(key: string, slot: Slot): void {
+	const window = windowFor(key);
+	window.answered(slot);
+	if (slot.probe) {
+		window.probing = false;
+		window.wake();
+	} else if (slot.epoch === window.epoch && window.remaining !== undefined) {
+		window.remaining++;
+	}
+}
+
 /** A 429 says the window is spent until `until`: every request of this key waits for it. */
 export function markExhausted(key: string, until: number): void {
 	const window = windowFor(key);

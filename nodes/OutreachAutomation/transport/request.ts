@@ -22,6 +22,7 @@ import type { RequestTarget } from './errors';
 import { httpError, networkError, notEnvelopeError, rateLimitError } from './errors';
 import {
 	acquireSlot,
+	cancelSlot,
 	markExhausted,
 	readRateLimitHeaders,
 	releaseSlot,
@@ -43,6 +44,12 @@ export interface ApiRequest extends RequestTarget {
 	body?: IDataObject;
 	/** The node's Request Options (timeout, proxy, ignore SSL issues), as RoutingNode prepared them. */
 	transport?: Pick<IHttpRequestOptions, 'timeout' | 'proxy' | 'skipSslCertificateValidation'>;
+	/**
+	 * Completes the request (path, query, body) once it has its place in the rate-limit window:
+	 * reading parameters is slow enough to matter for hundreds of items. Its errors (bad input)
+	 * give the place back, unused.
+	 */
+	prepare?: () => Promise<Partial<Pick<ApiRequest, 'path' | 'qs' | 'body' | 'id'>>>;
 }
 
 /** n8n's own default for declarative nodes: a request that hangs longer fails instead of blocking. */
@@ -138,23 +145,12 @@ function backoff(attempt: number): number {
  * n8n's authenticated HTTP helper, waits out 429s (bounded), repeats 5xx and network failures only
  * for requests safe to repeat, unwraps the envelope and maps every failure to a clear NodeApiError.
  */
-export async function apiRequest(ctx: RequestContext, request: ApiRequest): Promise<ApiResponse> {
+export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promise<ApiResponse> {
 	const node = ctx.getNode();
-	const { baseUrl, key } = await connection(ctx, request);
-	const url = `${baseUrl}${API_PREFIX}${request.path}`;
-	const options: IHttpRequestOptions = {
-		method: request.method,
-		url,
-		qs: request.qs,
-		json: true,
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		headers: { Accept: 'application/json' },
-		timeout: DEFAULT_TIMEOUT_MS,
-		// Only the options the user set: an unset timeout must not erase the default.
-		...Object.fromEntries(Object.entries(request.transport ?? {}).filter(([, value]) => value !== undefined)),
-	};
-	if (request.body !== undefined) options.body = request.body;
+	const { baseUrl, key } = await connection(ctx, given);
+	let request = given;
+	let url = '';
+	let options: IHttpRequestOptions = { url };
 
 	const repeatable = safeToRepeat(request.method);
 	let rateLimited = 0;
@@ -165,6 +161,28 @@ export async function apiRequest(ctx: RequestContext, request: ApiRequest): Prom
 		const slot = await acquireSlot(key);
 		if (slot.tooLongUntil !== undefined) {
 			throw rateLimitError(node, slot.tooLongUntil, request, attempt - 1);
+		}
+		if (attempt === 1) {
+			try {
+				request = { ...given, ...(given.prepare ? await given.prepare() : {}) };
+			} catch (error) {
+				cancelSlot(key, slot);
+				throw new NodeOperationError(node, error as Error);
+			}
+			url = `${baseUrl}${API_PREFIX}${request.path}`;
+			options = {
+				method: request.method,
+				url,
+				qs: request.qs,
+				json: true,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				headers: { Accept: 'application/json' },
+				timeout: DEFAULT_TIMEOUT_MS,
+				// Only the options the user set: an unset timeout must not erase the default.
+				...Object.fromEntries(Object.entries(request.transport ?? {}).filter(([, value]) => value !== undefined)),
+			};
+			if (request.body !== undefined) options.body = request.body;
 		}
 
 		let response: IN8nHttpFullResponse;

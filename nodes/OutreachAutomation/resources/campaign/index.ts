@@ -5,7 +5,17 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { assignFilled, idPath, invalid, locator, param, returnAllAndLimit, showFor } from '../../shared/fields';
+import {
+	assignFilled,
+	idPath,
+	invalid,
+	locator,
+	param,
+	type RequestBuilders,
+	returnAllAndLimit,
+	routed,
+	showFor,
+} from '../../shared/fields';
 
 const CUSTOM_TYPE = '__custom';
 
@@ -72,10 +82,16 @@ async function createBody(this: IExecuteSingleFunctions, requestOptions: IHttpRe
 	return requestOptions;
 }
 
-const byId = (method: 'GET' | 'POST', template: string) => ({
-	request: { method },
-	send: { preSend: [idPath(template, 'campaignId', 'Campaign ID')], paginate: true },
-});
+const campaignPath = (template: string) => idPath(template, 'campaignId', 'Campaign ID');
+
+export const campaignBuilders: RequestBuilders = {
+	create: [createBody],
+	get: [campaignPath('/campaigns/{id}')],
+	getAnalytics: [campaignPath('/campaigns/{id}/analytics')],
+	getAll: [],
+	pause: [campaignPath('/campaigns/{id}/pause')],
+	start: [campaignPath('/campaigns/{id}/start')],
+};
 
 export const campaignOperations: INodeProperties = {
 	displayName: 'Operation',
@@ -89,42 +105,42 @@ export const campaignOperations: INodeProperties = {
 			value: 'create',
 			action: 'Create a campaign',
 			description: 'Create a campaign (as a draft) with its steps',
-			routing: { request: { method: 'POST', url: '/campaigns' }, send: { preSend: [createBody], paginate: true } },
+			routing: routed('POST', '/campaigns'),
 		},
 		{
 			name: 'Get',
 			value: 'get',
 			action: 'Get a campaign',
 			description: 'Get a campaign by ID',
-			routing: byId('GET', '/campaigns/{id}'),
+			routing: routed('GET'),
 		},
 		{
 			name: 'Get Analytics',
 			value: 'getAnalytics',
 			action: 'Get analytics of a campaign',
 			description: 'Get connection rate, reply rate and per-step metrics',
-			routing: byId('GET', '/campaigns/{id}/analytics'),
+			routing: routed('GET'),
 		},
 		{
 			name: 'Get Many',
 			value: 'getAll',
 			action: 'Get many campaigns',
 			description: 'List campaigns',
-			routing: { request: { method: 'GET', url: '/campaigns' }, send: { paginate: true } },
+			routing: routed('GET', '/campaigns'),
 		},
 		{
 			name: 'Pause',
 			value: 'pause',
 			action: 'Pause a campaign',
 			description: 'Pause an active campaign',
-			routing: byId('POST', '/campaigns/{id}/pause'),
+			routing: routed('POST'),
 		},
 		{
 			name: 'Start',
 			value: 'start',
 			action: 'Start a campaign',
 			description: 'Start a draft or paused campaign',
-			routing: byId('POST', '/campaigns/{id}/start'),
+			routing: routed('POST'),
 		},
 	],
 	default: 'create',

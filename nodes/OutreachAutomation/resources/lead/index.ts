@@ -11,7 +11,9 @@ import {
 	invalid,
 	locator,
 	param,
+	type RequestBuilders,
 	returnAllAndLimit,
+	routed,
 	showFor,
 } from '../../shared/fields';
 import { PROFILE_URL_FIELD } from '../../transport/constants';
@@ -125,10 +127,15 @@ async function listQuery(this: IExecuteSingleFunctions, requestOptions: IHttpReq
 	return requestOptions;
 }
 
-const byId = (method: 'GET' | 'PATCH' | 'DELETE') => ({
-	request: { method },
-	send: { preSend: [idPath('/leads/{id}', 'leadId', 'Lead ID')], paginate: true },
-});
+const leadPath = idPath('/leads/{id}', 'leadId', 'Lead ID');
+
+export const leadBuilders: RequestBuilders = {
+	create: [createBody],
+	delete: [leadPath],
+	get: [leadPath],
+	getAll: [listQuery],
+	update: [leadPath, updateBody],
+};
 
 export const leadOperations: INodeProperties = {
 	displayName: 'Operation',
@@ -142,38 +149,35 @@ export const leadOperations: INodeProperties = {
 			value: 'create',
 			action: 'Create a lead',
 			description: 'Create a new lead',
-			routing: { request: { method: 'POST', url: '/leads' }, send: { preSend: [createBody], paginate: true } },
+			routing: routed('POST', '/leads'),
 		},
 		{
 			name: 'Delete',
 			value: 'delete',
 			action: 'Delete a lead',
 			description: 'Delete a lead',
-			routing: byId('DELETE'),
+			routing: routed('DELETE'),
 		},
 		{
 			name: 'Get',
 			value: 'get',
 			action: 'Get a lead',
 			description: 'Get a lead by ID',
-			routing: byId('GET'),
+			routing: routed('GET'),
 		},
 		{
 			name: 'Get Many',
 			value: 'getAll',
 			action: 'Get many leads',
 			description: 'List leads, optionally filtered by search text or campaign',
-			routing: { request: { method: 'GET', url: '/leads' }, send: { preSend: [listQuery], paginate: true } },
+			routing: routed('GET', '/leads'),
 		},
 		{
 			name: 'Update',
 			value: 'update',
 			action: 'Update a lead',
 			description: 'Change some fields of a lead, leaving the others as they are',
-			routing: {
-				request: { method: 'PATCH' },
-				send: { preSend: [idPath('/leads/{id}', 'leadId', 'Lead ID'), updateBody], paginate: true },
-			},
+			routing: routed('PATCH'),
 		},
 	],
 	default: 'create',

@@ -12,7 +12,9 @@ import {
 	messageFilterOptions,
 	messageFilterQuery,
 	param,
+	type RequestBuilders,
 	returnAllAndLimit,
+	routed,
 	showFor,
 } from '../../shared/fields';
 
@@ -30,6 +32,12 @@ async function listQuery(this: IExecuteSingleFunctions, requestOptions: IHttpReq
 	return requestOptions;
 }
 
+export const messageBuilders: RequestBuilders = {
+	get: [idPath('/messages/{id}', 'messageId', 'Message ID')],
+	getAll: [listQuery],
+	send: [sendBody],
+};
+
 export const messageOperations: INodeProperties = {
 	displayName: 'Operation',
 	name: 'operation',
@@ -42,24 +50,21 @@ export const messageOperations: INodeProperties = {
 			value: 'get',
 			action: 'Get a message',
 			description: 'Get a message by ID',
-			routing: {
-				request: { method: 'GET' },
-				send: { preSend: [idPath('/messages/{id}', 'messageId', 'Message ID')], paginate: true },
-			},
+			routing: routed('GET'),
 		},
 		{
 			name: 'Get Many',
 			value: 'getAll',
 			action: 'Get many messages',
 			description: 'List messages, optionally filtered by lead, campaign or status',
-			routing: { request: { method: 'GET', url: '/messages' }, send: { preSend: [listQuery], paginate: true } },
+			routing: routed('GET', '/messages'),
 		},
 		{
 			name: 'Send',
 			value: 'send',
 			action: 'Send a message',
 			description: 'Send a message to a lead',
-			routing: { request: { method: 'POST', url: '/messages' }, send: { preSend: [sendBody], paginate: true } },
+			routing: routed('POST', '/messages'),
 		},
 	],
 	default: 'send',
