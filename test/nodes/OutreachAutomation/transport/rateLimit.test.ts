@@ -1,5 +1,6 @@
 import {
 	acquireSlot,
+	cancelSlot,
 	parseResetHeader,
 	parseRetryAfter,
 	readRateLimitHeaders,
@@ -75,5 +76,14 @@ describe('the shared window', () => {
 		let granted = 0;
 		while (await grantsNow('w2')) granted++;
 		expect(granted).toBe(8);
+	});
+
+	it('a slot given back unused (input refused before sending) is free for the next request', async () => {
+		const probe = await acquireSlot('w3');
+		releaseSlot('w3', probe, headers(1, Date.now() + 60_000));
+		const refused = await acquireSlot('w3');
+		expect(await grantsNow('w3')).toBe(false);
+		cancelSlot('w3', refused);
+		expect(await grantsNow('w3')).toBe(true);
 	});
 });
