@@ -10,67 +10,25 @@
 import { randomUUID } from 'node:crypto';
 
 import { CREDENTIAL_TYPE, NODE_TYPES } from '../n8n/runtime';
-
-type Parameters = Record<string, unknown>;
-
-interface NodeJson {
-	id: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Parameters;
-	credentials?: Record<string, { id: string; name: string }>;
-	webhookId?: string;
-	onError?: string;
-	retryOnFail?: boolean;
-	maxTries?: number;
-	waitBetweenTries?: number;
-}
-
-export interface WorkflowJson {
-	id: string;
-	name: string;
-	active: boolean;
-	nodes: NodeJson[];
-	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
-	settings: Record<string, unknown>;
-	pinData: Record<string, unknown>;
-}
+import {
+	ACTION_NODE,
+	expr,
+	type NodeJson,
+	outreachNode as outreachNodeWith,
+	type Parameters,
+	TRIGGER_NODE,
+	webhookNode,
+	workflow,
+	type WorkflowJson,
+} from '../n8n/workflow-json';
 
 /** The package's credential (baseUrl + apiKey of the sandbox). */
 export const CREDENTIAL = { id: 'BenchOutreachCred1', name: 'Outreach Automation (bench sandbox)' } as const;
 /** n8n's generic Header Auth credential the HTTP Request node uses: Authorization: Bearer <key>. */
 export const HEADER_CREDENTIAL = { id: 'BenchHeaderAuthCred', name: 'Outreach API bearer (bench sandbox)' } as const;
 
-export const ACTION_NODE = 'Outreach Automation';
-export const TRIGGER_NODE = 'Outreach Automation Trigger';
-
-const expr = (expression: string) => `={{ ${expression} }}`;
-
-function chain(nodes: NodeJson[]): WorkflowJson['connections'] {
-	const connections: WorkflowJson['connections'] = {};
-	for (let i = 0; i + 1 < nodes.length; i++) {
-		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
-	}
-	return connections;
-}
-
-function workflow(id: string, name: string, nodes: NodeJson[]): WorkflowJson {
-	return { id, name, active: false, nodes, connections: chain(nodes), settings: { executionOrder: 'v1' }, pinData: {} };
-}
-
-function webhookNode(path: string): NodeJson {
-	return {
-		id: randomUUID(),
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: randomUUID(),
-		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
-	};
-}
+export { ACTION_NODE, TRIGGER_NODE };
+export type { WorkflowJson };
 
 function splitOut(field: string, position: [number, number]): NodeJson {
 	return {
@@ -83,18 +41,8 @@ function splitOut(field: string, position: [number, number]): NodeJson {
 	};
 }
 
-function outreachNode(parameters: Parameters, position: [number, number], extra: Partial<NodeJson> = {}): NodeJson {
-	return {
-		id: randomUUID(),
-		name: ACTION_NODE,
-		type: NODE_TYPES.action,
-		typeVersion: 1,
-		position,
-		parameters,
-		credentials: { [CREDENTIAL_TYPE]: { ...CREDENTIAL } },
-		...extra,
-	};
-}
+const outreachNode = (parameters: Parameters, position: [number, number], extra: Partial<NodeJson> = {}) =>
+	outreachNodeWith(CREDENTIAL, parameters, position, extra);
 
 export interface BenchCase {
 	id: string;

@@ -4,80 +4,31 @@
  * answers with the node's output items. Node parameters read their inputs from the webhook body with
  * expressions, so one workflow serves several calls.
  */
+
 import { randomUUID } from 'node:crypto';
 
 import { CREDENTIAL_TYPE, NODE_TYPES } from '../n8n/runtime';
+import {
+	ACTION_NODE,
+	byId,
+	expr,
+	type NodeJson,
+	outreachNode as outreachNodeWith,
+	type Parameters,
+	TRIGGER_NODE,
+	webhookNode,
+	workflow,
+	type WorkflowJson,
+} from '../n8n/workflow-json';
 
 /** The credential the examples reference too (by this id and name). */
 export const CREDENTIAL = { id: 'OutreachSandbox1', name: 'Outreach Automation (sandbox)' } as const;
 
-export type Parameters = Record<string, unknown>;
+export { ACTION_NODE, byId, expr, TRIGGER_NODE };
+export type { Parameters, WorkflowJson };
 
-interface NodeJson {
-	id: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Parameters;
-	credentials?: Record<string, { id: string; name: string }>;
-	webhookId?: string;
-	onError?: string;
-}
-
-export interface WorkflowJson {
-	id: string;
-	name: string;
-	active: boolean;
-	nodes: NodeJson[];
-	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
-	settings: Record<string, unknown>;
-	pinData: Record<string, unknown>;
-}
-
-/** A resource locator given by ID; `expression` is evaluated per item, e.g. `$json.body.leadId`. */
-export const byId = (expression: string) => ({ __rl: true, mode: 'id', value: `={{ ${expression} }}` });
-/** An expression parameter value. */
-export const expr = (expression: string) => `={{ ${expression} }}`;
-
-export const ACTION_NODE = 'Outreach Automation';
-
-function outreachNode(parameters: Parameters, position: [number, number], extra: Partial<NodeJson> = {}): NodeJson {
-	return {
-		id: randomUUID(),
-		name: ACTION_NODE,
-		type: NODE_TYPES.action,
-		typeVersion: 1,
-		position,
-		parameters,
-		credentials: { [CREDENTIAL_TYPE]: { ...CREDENTIAL } },
-		...extra,
-	};
-}
-
-function chain(nodes: NodeJson[]): WorkflowJson['connections'] {
-	const connections: WorkflowJson['connections'] = {};
-	for (let i = 0; i + 1 < nodes.length; i++) {
-		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
-	}
-	return connections;
-}
-
-function workflow(id: string, name: string, nodes: NodeJson[]): WorkflowJson {
-	return { id, name, active: false, nodes, connections: chain(nodes), settings: { executionOrder: 'v1' }, pinData: {} };
-}
-
-function webhookNode(path: string): NodeJson {
-	return {
-		id: randomUUID(),
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: randomUUID(),
-		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
-	};
-}
+const outreachNode = (parameters: Parameters, position: [number, number], extra: Partial<NodeJson> = {}) =>
+	outreachNodeWith(CREDENTIAL, parameters, position, extra);
 
 export interface ActionCase {
 	/** Workflow id (short, alphanumeric). */
@@ -226,7 +177,6 @@ export const CASES = {
 } satisfies Record<string, ActionCase>;
 
 export const TRIGGER_WORKFLOW_ID = 'e2eTriggerReply';
-export const TRIGGER_NODE = 'Outreach Automation Trigger';
 
 /**
  * Outreach Automation Trigger (replies of one lead) -> Outreach Automation (lead update: the reply's id
