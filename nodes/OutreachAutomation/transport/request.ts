@@ -140,6 +140,24 @@ function backoff(attempt: number): number {
 	return base + Math.floor(Math.random() * base * 0.25);
 }
 
+/** n8n's HTTP options for a request: full response, statuses handled here, the user's Request Options. */
+function httpOptions(baseUrl: string, request: ApiRequest): IHttpRequestOptions {
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url: `${baseUrl}${API_PREFIX}${request.path}`,
+		qs: request.qs,
+		json: true,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		headers: { Accept: 'application/json' },
+		timeout: DEFAULT_TIMEOUT_MS,
+		// Only the options the user set: an unset timeout must not erase the default.
+		...Object.fromEntries(Object.entries(request.transport ?? {}).filter(([, value]) => value !== undefined)),
+	};
+	if (request.body !== undefined) options.body = request.body;
+	return options;
+}
+
 /**
  * The one request pipeline: paces by the rate-limit headers shared per credential, sends through
  * n8n's authenticated HTTP helper, waits out 429s (bounded), repeats 5xx and network failures only
@@ -149,8 +167,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	const node = ctx.getNode();
 	const { baseUrl, key } = await connection(ctx, given);
 	let request = given;
-	let url = '';
-	let options: IHttpRequestOptions = { url };
+	let options: IHttpRequestOptions | undefined;
 
 	const repeatable = safeToRepeat(request.method);
 	let rateLimited = 0;
@@ -169,20 +186,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 				cancelSlot(key, slot);
 				throw new NodeOperationError(node, error as Error);
 			}
-			url = `${baseUrl}${API_PREFIX}${request.path}`;
-			options = {
-				method: request.method,
-				url,
-				qs: request.qs,
-				json: true,
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				headers: { Accept: 'application/json' },
-				timeout: DEFAULT_TIMEOUT_MS,
-				// Only the options the user set: an unset timeout must not erase the default.
-				...Object.fromEntries(Object.entries(request.transport ?? {}).filter(([, value]) => value !== undefined)),
-			};
-			if (request.body !== undefined) options.body = request.body;
+			options = httpOptions(baseUrl, request);
 		}
 
 		let response: IN8nHttpFullResponse;
@@ -190,7 +194,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 			response = (await ctx.helpers.httpRequestWithAuthentication.call(
 				ctx,
 				CREDENTIAL_TYPE,
-				options,
+				options!,
 			)) as IN8nHttpFullResponse;
 		} catch (error) {
 			releaseSlot(key, slot, undefined);
@@ -243,7 +247,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 			if (status === 204 && (body === undefined || body === '' || body === null)) {
 				return { data: undefined };
 			}
-			throw notEnvelopeError(node, status, body, url, request);
+			throw notEnvelopeError(node, status, body, options!.url, request);
 		}
 		if (!body.success) throw httpError(node, status, body, request);
 		return { data: body.data, meta: body.meta };
