@@ -201,6 +201,9 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
 	const server = createServer((req, res) => {
 		handle(state, req, res).catch((error) => send(res, errorReply(error)));
 	});
+	// Seeding a large store blocks the event loop for seconds; a short keep-alive would then race the client's
+	// next request on the idle socket (ECONNRESET). stop() closes idle sockets anyway.
+	server.keepAliveTimeout = 60_000;
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
 		server.listen(resolved.port, HOST, () => {
