@@ -124,8 +124,14 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = {}): { hel
 	}
 	const checked = OptionsSchema.partial().safeParse(options);
 	if (!checked.success) {
-		const flagOf = (field: string) => FLAGS.find((f) => field.startsWith(f.key))?.name ?? field;
-		const problems = toFieldErrors(checked.error.issues).map((e) => `--${flagOf(e.field)}: ${e.message}`);
+		const describe = (field: string) => {
+			const flag = FLAGS.find((f) => field === f.key || field.startsWith(`${f.key}.`) || field.startsWith(`${f.key}[`));
+			if (!flag) return `--${field}`;
+			// A nested option (churn) names the part at fault too.
+			const part = field.slice(flag.key.length).replace(/^\./, '');
+			return part ? `--${flag.name}: ${part}` : `--${flag.name}`;
+		};
+		const problems = toFieldErrors(checked.error.issues).map((e) => `${describe(e.field)}: ${e.message}`);
 		throw new Error(problems.join('\n'));
 	}
 	return { help: values.help === true, options: options as Partial<SandboxOptions> };
