@@ -6,11 +6,11 @@ import { parseArgs } from 'node:util';
 
 import { toFieldErrors } from './http';
 import { API_PREFIX, CONTROL_PREFIX, DEFAULT_OPTIONS, DEMO_API_KEY, startSandbox, type Sandbox } from './server';
-import { OptionsSchema, type SandboxOptions } from './schemas';
+import { ERROR_STYLES, OptionsSchema, PROFILE_NAMES, type SandboxOptions } from './schemas';
 
 export const CLI_DEFAULT_PORT = 4010;
 
-type Kind = 'int' | 'number' | 'string' | 'strings' | 'flag' | 'negated-flag';
+type Kind = 'int' | 'number' | 'string' | 'strings' | 'flag' | 'negated-flag' | 'churn';
 interface Flag {
 	name: string;
 	key: keyof SandboxOptions;
@@ -37,7 +37,36 @@ const FLAGS: Flag[] = [
 	{ name: 'malformed-rate', key: 'malformedRate', kind: 'number', help: 'fraction answered 200 with invalid JSON' },
 	{ name: 'false-success-rate', key: 'falseSuccessRate', kind: 'number', help: 'fraction answered 200 {success:false}' },
 	{ name: 'fault-seed', key: 'faultSeed', kind: 'int', help: 'seed of the random faults (same seed, same faults)' },
+	{ name: 'profile', key: 'profile', kind: 'string', help: `a bundle of the options below: ${PROFILE_NAMES.join(' | ')}` },
+	{ name: 'meta-style', key: 'metaStyle', kind: 'string', help: 'list meta: full | absent' },
+	{ name: 'meta-total', key: 'metaTotal', kind: 'string', help: 'meta.total: exact | absent | string | negative | low | high' },
+	{ name: 'meta-per-page', key: 'metaPerPage', kind: 'string', help: 'meta.per_page: used | requested | absent | string' },
+	{ name: 'per-page-over-max', key: 'perPageOverMax', kind: 'string', help: 'per_page above the max: clamp | reject-400 | reject-422' },
+	{ name: 'churn', key: 'churn', kind: 'churn', help: 'list churn, e.g. every=2,remove=1,insert=1,status=1 (or off)' },
+	{ name: 'rate-headers', key: 'rateHeaders', kind: 'string', help: 'X-RateLimit-* headers: all | none' },
+	{ name: 'retry-after', key: 'retryAfter', kind: 'string', help: 'Retry-After on 429s: seconds | http-date | none' },
+	{ name: 'reset-rounding', key: 'resetRounding', kind: 'string', help: 'whole-second reset values: ceil | floor' },
+	{ name: 'clock-skew-ms', key: 'clockSkewMs', kind: 'int', help: 'server clock offset for reset headers and Date (negative: --clock-skew-ms=-5000)' },
+	{ name: 'rate-limit-timing', key: 'rateLimitTiming', kind: 'string', help: 'over-limit requests: before (not run) | after (run, then 429)' },
+	{ name: 'error-style', key: 'errorStyle', kind: 'string', help: `error bodies: ${ERROR_STYLES.join(' | ')}` },
+	{ name: 'echo-secrets', key: 'echoSecrets', kind: 'flag', help: 'error bodies echo the API key and Authorization header' },
+	{ name: 'after-429-rate', key: 'after429Rate', kind: 'number', help: 'fraction run, then answered 429' },
 ];
+
+/** 'every=2,remove=1,insert=1,status=1' -> the churn option; 'off' or 'none' -> null. */
+function parseChurn(raw: string): unknown {
+	if (/^(off|none)$/i.test(raw.trim())) return null;
+	const names: Record<string, string> = { every: 'everyNthListRequest', remove: 'remove', insert: 'insert', status: 'changeStatus' };
+	const churn: Record<string, number> = {};
+	for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+		const [name, value] = part.split('=');
+		if (!(name in names) || value === undefined || !/^\d+$/.test(value)) {
+			throw new Error(`--churn: expected every=N,remove=N,insert=N,status=N or off, got "${raw}"`);
+		}
+		churn[names[name]] = Number(value);
+	}
+	return churn;
+}
 
 const envName = (flag: Flag) => `SANDBOX_${flag.name.toUpperCase().replace(/-/g, '_')}`;
 const isSwitch = (kind: Kind) => kind === 'flag' || kind === 'negated-flag';
@@ -46,7 +75,7 @@ export function usage(): string {
 	const defaults = DEFAULT_OPTIONS as unknown as Record<string, unknown>;
 	const lines = FLAGS.map((f) => {
 		const arg = isSwitch(f.kind) ? '' : ' <value>';
-		const dflt = isSwitch(f.kind) || f.help.includes('default') ? '' : ` (default ${String(defaults[f.key])})`;
+		const dflt = isSwitch(f.kind) || f.help.includes('default') ? '' : ` (default ${String(defaults[f.key] ?? 'off')})`;
 		return `  --${(f.name + arg).padEnd(28)} ${f.help}${dflt}  [${envName(f)}]`;
 	});
 	return ['Usage: npm run sandbox -- [flags]', '', ...lines, '  --help'].join('\n');
@@ -63,6 +92,8 @@ function convert(flag: Flag, raw: string | string[] | boolean, fromEnv: boolean)
 			return fromEnv ? String(raw).split(',').map((s) => s.trim()).filter(Boolean) : raw;
 		case 'string':
 			return raw;
+		case 'churn':
+			return parseChurn(String(raw));
 		default: {
 			const value = Number(raw);
 			if (String(raw).trim() === '' || Number.isNaN(value)) throw new Error(`--${flag.name}: must be a number, got "${raw}"`);
@@ -93,8 +124,14 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = {}): { hel
 	}
 	const checked = OptionsSchema.partial().safeParse(options);
 	if (!checked.success) {
-		const flagOf = (field: string) => FLAGS.find((f) => field.startsWith(f.key))?.name ?? field;
-		const problems = toFieldErrors(checked.error.issues).map((e) => `--${flagOf(e.field)}: ${e.message}`);
+		const describe = (field: string) => {
+			const flag = FLAGS.find((f) => field === f.key || field.startsWith(`${f.key}.`) || field.startsWith(`${f.key}[`));
+			if (!flag) return `--${field}`;
+			// A nested option (churn) names the part at fault too.
+			const part = field.slice(flag.key.length).replace(/^\./, '');
+			return part ? `--${flag.name}: ${part}` : `--${flag.name}`;
+		};
+		const problems = toFieldErrors(checked.error.issues).map((e) => `${describe(e.field)}: ${e.message}`);
 		throw new Error(problems.join('\n'));
 	}
 	return { help: values.help === true, options: options as Partial<SandboxOptions> };
@@ -109,6 +146,7 @@ function describeFaults(o: SandboxOptions): string {
 		...percent(o.dropRate, 'dropped'),
 		...percent(o.malformedRate, 'malformed JSON'),
 		...percent(o.falseSuccessRate, 'success:false'),
+		...percent(o.after429Rate, '429 after running'),
 		...(o.ignorePage ? ['ignores page'] : []),
 	];
 	return parts.length > 0 ? `${parts.join(', ')} (fault seed ${o.faultSeed})` : 'none';
@@ -129,8 +167,9 @@ export function banner(sandbox: Sandbox): string {
 		`  Data:      ${counts.leads} leads, ${counts.campaigns} campaigns, ${counts.messages} messages`,
 		`  Limits:    ${o.rateLimit} requests per ${o.windowMs} ms per key; per_page max ${o.maxPerPage}; ` +
 			`order ${o.order}; X-RateLimit-Reset as ${o.resetFormat}${o.timestamps ? '' : '; no timestamps'}`,
+		`  Profile:   ${o.profile}`,
 		`  Faults:    ${describeFaults(o)}`,
-		`  Controls:  ${sandbox.url}${CONTROL_PREFIX}/{health,reset,seed,config,reply,messages,requests,stats,faults}`,
+		`  Controls:  ${sandbox.url}${CONTROL_PREFIX}/{health,reset,seed,config,reply,messages,requests,stats,faults,churn,profiles}`,
 		'',
 		'Try:',
 		`  curl -s -H "Authorization: Bearer ${key}" "${sandbox.url}${API_PREFIX}/leads?per_page=2"`,

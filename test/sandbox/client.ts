@@ -4,7 +4,9 @@
  */
 import { request, type Dispatcher } from 'undici';
 
-import type { FaultInput, InsertMessagesInput, ReplyInput, SandboxConfig, SeedInput } from './schemas';
+import type { ChurnEvent, QueuedChurn } from './churn';
+import type { Profile } from './profiles';
+import type { ChurnEventInput, FaultInput, InsertMessagesInput, ReplyInput, SandboxConfig, SeedInput } from './schemas';
 import type { Message, QueuedFault, RequestLogEntry, SandboxStats, SeedCounts } from './types';
 
 export interface SandboxControl {
@@ -22,6 +24,11 @@ export interface SandboxControl {
 	addFault(fault: FaultInput): Promise<QueuedFault>;
 	faults(): Promise<QueuedFault[]>;
 	clearFaults(): Promise<void>;
+	/** Queues one churn event: it fires right after the `after`-th next list request. */
+	addChurn(event: ChurnEventInput): Promise<QueuedChurn>;
+	/** Every churn event so far (what left, arrived, changed status) and the queued ones. */
+	churnLog(): Promise<{ listRequests: number; events: ChurnEvent[]; pending: QueuedChurn[] }>;
+	profiles(): Promise<({ name: string } & Profile)[]>;
 }
 
 export interface ApiResponse<T = any> {
@@ -87,6 +94,9 @@ export function sandboxControl(url: string, dispatcher?: Dispatcher): SandboxCon
 		clearFaults: async () => {
 			await call('DELETE', '/faults');
 		},
+		addChurn: (event) => call('POST', '/churn', event),
+		churnLog: () => call('GET', '/churn'),
+		profiles: () => call('GET', '/profiles'),
 	};
 }
 

@@ -130,6 +130,9 @@ describe('request log and stats', () => {
 			rateLimited: 0,
 			faultsInjected: 0,
 			creates: { lead: 1, campaign: 1, message: 1 },
+			byEndpoint: { 'POST /api/v1/leads': 2, 'POST /api/v1/campaigns': 1, 'POST /api/v1/messages': 1, 'GET /api/v1/leads': 3 },
+			rateLimitedAfterRun: 0,
+			duplicateCreates: 0,
 			inFlight: 0,
 			maxConcurrent: expect.any(Number),
 		});

@@ -2,13 +2,15 @@
  * Fault injection: targeted one-shot faults queued by tests, and random faults at configured rates drawn from a
  * seeded PRNG, so a failing run repeats with the same --fault-seed.
  */
-import { errorBody, type Reply } from './http';
+import { failure, type Reply } from './http';
 import { Random } from './random';
-import { rateLimitHeaders } from './rate-limit';
-import type { FaultRule, SandboxConfig } from './schemas';
+import { rateLimitHeaders, retryAfterHeader } from './rate-limit';
+import type { FAULT_KINDS, FaultRule, SandboxConfig } from './schemas';
 import type { QueuedFault } from './types';
 
-export type FaultKind = 'drop' | 'malformed' | 'false-success' | '429-no-headers';
+export type FaultKind = (typeof FAULT_KINDS)[number];
+/** Kinds that re-shape the operation's own answer, so the operation always runs. */
+export const RESHAPING_KINDS: readonly FaultKind[] = ['no-data', 'no-success'];
 export type FaultAction = { status: number; retryAfter: number } | { kind: FaultKind };
 
 export interface FaultDecision {
@@ -83,23 +85,30 @@ export class Faults {
 				fault.status !== undefined
 					? { status: fault.status, retryAfter: fault.retryAfter }
 					: { kind: fault.kind as FaultKind };
-			return { action, after: fault.after, label: actionLabel(action) };
+			const after = fault.after || ('kind' in action && RESHAPING_KINDS.includes(action.kind));
+			return { action, after, label: actionLabel(action) };
 		}
 		return this.random(config);
 	}
 
 	private random(config: SandboxConfig): FaultDecision | undefined {
 		const roll = this.rng.next();
-		const rates: [number, FaultKind | 'error'][] = [
+		// New rates go last: a seed then gives the same faults as before wherever the new rates are 0.
+		const rates: [number, FaultKind | 'error' | 'after-429'][] = [
 			[config.errorRate, 'error'],
 			[config.burst429Rate, '429-no-headers'],
 			[config.dropRate, 'drop'],
 			[config.malformedRate, 'malformed'],
 			[config.falseSuccessRate, 'false-success'],
+			[config.after429Rate, 'after-429'],
 		];
 		let edge = 0;
 		for (const [rate, kind] of rates) {
 			if (roll < edge + rate) {
+				if (kind === 'after-429') {
+					// The operation ran; its answer is a 429 as if the limit had been hit (a gateway counting late).
+					return { action: { status: 429, retryAfter: 1 }, after: true, label: 'random:after:status:429' };
+				}
 				// The same draw picks which 5xx, so one request costs exactly one draw.
 				const status = [500, 502, 503][Math.min(2, Math.floor(((roll - edge) / rate) * 3))];
 				const action: FaultAction = kind === 'error' ? { status, retryAfter: 1 } : { kind };
@@ -114,25 +123,27 @@ export class Faults {
 /**
  * The response a fault sends. `limitHeaders` are the request's real rate-limit headers: kept on injected
  * errors (the service answered), absent on a 429 burst (a proxy answered) and on a dropped connection.
+ * `real` is the operation's own answer, for the kinds that re-shape it.
  */
 export function faultReply(
 	action: FaultAction,
 	limitHeaders: Record<string, string>,
 	config: SandboxConfig,
 	now: number,
+	real?: Reply,
 ): Reply {
 	if ('status' in action) {
 		if (action.status !== 429) {
 			const message = STATUS_MESSAGES[action.status] ?? `Injected error ${action.status}`;
-			return { status: action.status, body: errorBody(action.status, message), headers: limitHeaders };
+			return failure(action.status, message, undefined, limitHeaders);
 		}
 		// A 429 that tells the truth about when to come back, like a real limit hit.
 		const resetAt = now + action.retryAfter * 1000;
 		const headers = {
-			...rateLimitHeaders({ limit: config.rateLimit, remaining: 0, resetAt }, now, config.resetFormat),
-			'Retry-After': String(action.retryAfter),
+			...rateLimitHeaders({ limit: config.rateLimit, remaining: 0, resetAt }, now, config),
+			...retryAfterHeader(resetAt, now, config),
 		};
-		return { status: 429, body: errorBody(429, `Rate limit exceeded, retry in ${action.retryAfter} s`), headers };
+		return failure(429, `Rate limit exceeded, retry in ${action.retryAfter} s`, undefined, headers);
 	}
 	switch (action.kind) {
 		case 'drop':
@@ -140,8 +151,17 @@ export function faultReply(
 		case 'malformed':
 			return { status: 200, body: null, raw: MALFORMED_BODY, headers: limitHeaders };
 		case 'false-success':
-			return { status: 200, body: errorBody(500, 'The operation could not be completed'), headers: limitHeaders };
+			return { ...failure(500, 'The operation could not be completed', undefined, limitHeaders), status: 200 };
 		case '429-no-headers':
-			return { status: 429, body: errorBody(429, 'Too many requests') };
+			return failure(429, 'Too many requests');
+		case 'no-data':
+		case 'no-success': {
+			const answer = real ?? { status: 200, body: { success: true, data: null } };
+			// Only a successful answer is re-shaped; an error stays what it was.
+			if (answer.error || answer.status >= 400 || typeof answer.body !== 'object' || answer.body === null) return answer;
+			const { success, data, ...rest } = answer.body as Record<string, unknown>;
+			const body = action.kind === 'no-data' ? { success, ...rest } : { data, ...rest };
+			return { ...answer, body, headers: { ...limitHeaders, ...answer.headers } };
+		}
 	}
 }

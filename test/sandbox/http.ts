@@ -17,6 +17,17 @@ export interface Reply {
 	headers?: OutgoingHttpHeaders;
 	/** Sent verbatim instead of JSON.stringify(body): for deliberately malformed bodies. */
 	raw?: string;
+	/** Set on error answers, so the server can render them in the configured error style. */
+	error?: ErrorInfo;
+	/** Runs once the handler's work is done (list churn), whatever answer the client then gets. */
+	after?: () => void;
+}
+
+/** What an error says, before it is shaped into a body. */
+export interface ErrorInfo {
+	status: number;
+	message: string;
+	details?: FieldError[];
 }
 
 const CODES: Record<number, string> = {
@@ -62,10 +73,13 @@ export function errorBody(status: number, message: string, details?: FieldError[
 
 export const ok = (data: unknown, status = 200): Reply => ({ status, body: { success: true, data } });
 
+/** An error answer in the default envelope; `error` keeps what it says for the other error styles. */
+export function failure(status: number, message: string, details?: FieldError[], headers?: OutgoingHttpHeaders): Reply {
+	return { status, body: errorBody(status, message, details), headers, error: { status, message, details } };
+}
+
 export function errorReply(error: unknown): Reply {
-	if (error instanceof ApiError) {
-		return { status: error.status, body: errorBody(error.status, error.message, error.details), headers: error.headers };
-	}
+	if (error instanceof ApiError) return failure(error.status, error.message, error.details, error.headers);
 	// A bug in the sandbox itself: say so loudly rather than pass it off as an injected fault.
 	console.error('[sandbox] unexpected error', error);
 	return { status: 500, body: errorBody(500, `Sandbox bug: ${(error as Error)?.message ?? error}`) };

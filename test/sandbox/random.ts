@@ -1,3 +1,6 @@
+/** Entries and total per weights object: large seeds draw hundreds of thousands of times from the same few. */
+const WEIGHT_TABLES = new WeakMap<object, { entries: [string, number][]; total: number }>();
+
 /** A small seeded PRNG (mulberry32): seed data and random faults must repeat exactly for a given seed. */
 export class Random {
 	private state: number;
@@ -30,12 +33,17 @@ export class Random {
 
 	/** Picks a key of `weights` with probability proportional to its weight. */
 	weighted<K extends string>(weights: Readonly<Record<K, number>>): K {
-		const entries = Object.entries(weights) as [K, number][];
-		let roll = this.next() * entries.reduce((sum, [, w]) => sum + w, 0);
-		for (const [key, weight] of entries) {
-			roll -= weight;
-			if (roll < 0) return key;
+		let table = WEIGHT_TABLES.get(weights);
+		if (!table) {
+			const entries = Object.entries(weights) as [string, number][];
+			table = { entries, total: entries.reduce((sum, [, w]) => sum + w, 0) };
+			WEIGHT_TABLES.set(weights, table);
 		}
-		return entries[entries.length - 1][0];
+		let roll = this.next() * table.total;
+		for (const [key, weight] of table.entries) {
+			roll -= weight;
+			if (roll < 0) return key as K;
+		}
+		return table.entries[table.entries.length - 1][0] as K;
 	}
 }

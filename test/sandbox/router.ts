@@ -7,6 +7,8 @@ export interface RouteContext<State> {
 	query: Record<string, string | string[]>;
 	/** Parsed JSON body; undefined when there is none. */
 	body: unknown;
+	/** The caller's label (key0...), for per-key counters; never the key. */
+	key: string;
 }
 
 export type Handler<State> = (ctx: RouteContext<State>) => Reply;
@@ -46,6 +48,12 @@ export class Router<State> {
 		private readonly prefix: string,
 		private readonly routes: Route<State>[],
 	) {}
+
+	/** The route pattern a request matches, e.g. 'GET /api/v1/leads/:id', for counters; undefined if none. */
+	pattern(method: string, path: string): string | undefined {
+		const r = this.routes.find((r) => r.method === method && matchPath(this.prefix + r.path, path));
+		return r && `${method} ${this.prefix}${r.path}`;
+	}
 
 	/** The handler and params for a request; throws 404 or 405 (with Allow). */
 	resolve(method: string, path: string): { handler: Handler<State>; params: Record<string, string> } {

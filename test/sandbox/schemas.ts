@@ -13,7 +13,45 @@ export const INBOUND_STATUSES = ['received'] as const;
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export const LIST_ORDERS = ['newest', 'oldest'] as const;
 export const RESET_FORMATS = ['epoch-s', 'epoch-ms', 'delta-s', 'http-date'] as const;
-export const FAULT_KINDS = ['drop', 'malformed', 'false-success', '429-no-headers'] as const;
+export const FAULT_KINDS = ['drop', 'malformed', 'false-success', '429-no-headers', 'no-data', 'no-success'] as const;
+export const META_STYLES = ['full', 'absent'] as const;
+export const META_TOTALS = ['exact', 'absent', 'string', 'negative', 'low', 'high'] as const;
+export const META_PER_PAGES = ['used', 'requested', 'absent', 'string'] as const;
+export const PER_PAGE_OVER_MAX = ['clamp', 'reject-400', 'reject-422'] as const;
+export const RATE_HEADERS = ['all', 'none'] as const;
+export const RETRY_AFTER_STYLES = ['seconds', 'http-date', 'none'] as const;
+export const RESET_ROUNDINGS = ['ceil', 'floor'] as const;
+export const RATE_LIMIT_TIMINGS = ['before', 'after'] as const;
+export const ERROR_STYLES = [
+	'envelope',
+	'message-errors-object',
+	'errors-array',
+	'error-string',
+	'problem-json',
+	'text',
+	'html',
+] as const;
+export const PROFILE_NAMES = [
+	'reference',
+	'meta-absent',
+	'meta-strings',
+	'meta-no-total',
+	'meta-total-low',
+	'meta-total-high',
+	'hidden-clamp',
+	'strict-per-page',
+	'big-pages',
+	'no-rate-headers',
+	'blind-429',
+	'coarse-reset',
+	'skewed-clock',
+	'gateway',
+	'leaky',
+	'churn',
+	'chaos',
+] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+export type ErrorStyle = (typeof ERROR_STYLES)[number];
 
 const SNAKE_CASE = /^[a-z][a-z0-9_]*$/;
 const snakeCase = z.string().regex(SNAKE_CASE, 'must be lowercase snake_case, e.g. connection_message');
@@ -160,6 +198,17 @@ export const MessageCreateBody = z.object({ lead_id: nonEmpty, body: nonEmpty })
 
 // ---------- sandbox knobs (CLI flags, startSandbox options, POST /__sandbox/config) ----------
 
+/** Between page reads of lists (leads, messages): every Nth list request, items leave, arrive or change status. */
+export const ChurnConfig = z
+	.object({
+		everyNthListRequest: z.number().int('must be an integer >= 1').min(1, 'must be an integer >= 1'),
+		remove: nonNegativeInt().default(0),
+		insert: nonNegativeInt().default(0),
+		changeStatus: nonNegativeInt().default(0),
+	})
+	.strict();
+export type ChurnSettings = z.infer<typeof ChurnConfig>;
+
 const rate = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const positiveInt = z.number().int('must be an integer >= 1').min(1, 'must be an integer >= 1');
 
@@ -180,6 +229,21 @@ export const ConfigSchema = z
 		falseSuccessRate: rate,
 		faultSeed: z.number().int('must be an integer'),
 		deleteReturnsEmpty: z.boolean(),
+		/** A named bundle of the options below (and some above); options given explicitly win. */
+		profile: z.enum(PROFILE_NAMES),
+		metaStyle: z.enum(META_STYLES),
+		metaTotal: z.enum(META_TOTALS),
+		metaPerPage: z.enum(META_PER_PAGES),
+		perPageOverMax: z.enum(PER_PAGE_OVER_MAX),
+		churn: ChurnConfig.nullable(),
+		rateHeaders: z.enum(RATE_HEADERS),
+		retryAfter: z.enum(RETRY_AFTER_STYLES),
+		resetRounding: z.enum(RESET_ROUNDINGS),
+		clockSkewMs: z.number().int('must be an integer (ms, may be negative)'),
+		rateLimitTiming: z.enum(RATE_LIMIT_TIMINGS),
+		errorStyle: z.enum(ERROR_STYLES),
+		echoSecrets: z.boolean(),
+		after429Rate: rate,
 	})
 	.strict();
 export type SandboxConfig = z.infer<typeof ConfigSchema>;
@@ -201,6 +265,20 @@ export const DEFAULT_CONFIG: SandboxConfig = {
 	falseSuccessRate: 0,
 	faultSeed: 1,
 	deleteReturnsEmpty: false,
+	profile: 'reference',
+	metaStyle: 'full',
+	metaTotal: 'exact',
+	metaPerPage: 'used',
+	perPageOverMax: 'clamp',
+	churn: null,
+	rateHeaders: 'all',
+	retryAfter: 'seconds',
+	resetRounding: 'ceil',
+	clockSkewMs: 0,
+	rateLimitTiming: 'before',
+	errorStyle: 'envelope',
+	echoSecrets: false,
+	after429Rate: 0,
 };
 
 /** How much demo data to generate; `seed` seeds the PRNG (same seed, same data). */
@@ -248,6 +326,20 @@ export const FaultSpec = z
 	});
 export type FaultInput = z.input<typeof FaultSpec>;
 export type FaultRule = z.infer<typeof FaultSpec>;
+
+/** One churn event, fired right after the `after`-th next list request (of `resource`, when given). */
+export const ChurnEventSpec = z
+	.object({
+		after: positiveInt.default(1),
+		resource: z.enum(['leads', 'messages']).optional(),
+		remove: nonNegativeInt().default(0),
+		insert: nonNegativeInt().default(0),
+		changeStatus: nonNegativeInt().default(0),
+	})
+	.strict()
+	.refine((e) => e.remove + e.insert + e.changeStatus > 0, { message: 'give at least one of remove, insert, changeStatus' });
+export type ChurnEventInput = z.input<typeof ChurnEventSpec>;
+export type ChurnEventRule = z.infer<typeof ChurnEventSpec>;
 
 export const ReplyBody = z.object({ lead_id: nonEmpty.optional(), body: nonEmpty.optional() }).strict();
 export type ReplyInput = z.infer<typeof ReplyBody>;

@@ -10,6 +10,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import type { ChurnEvent, QueuedChurn } from './churn';
+import { styleError } from './error-styles';
 import { faultReply } from './faults';
 import { campaignRoutes } from './handlers/campaigns';
 import { controlRoutes } from './handlers/control';
@@ -17,8 +19,8 @@ import { leadRoutes } from './handlers/leads';
 import { messageRoutes } from './handlers/messages';
 import {
 	ApiError,
-	errorBody,
 	errorReply,
+	failure,
 	parseBody,
 	parseJsonBody,
 	queryObject,
@@ -29,11 +31,13 @@ import {
 	type RawBody,
 	type Reply,
 } from './http';
-import { rateLimitHeaders, secondsUntil } from './rate-limit';
+import { PROFILES } from './profiles';
+import { rateLimitHeaders, retryAfterHeader, secondsUntil } from './rate-limit';
 import { Router } from './router';
 import {
 	DEFAULT_OPTIONS,
 	OptionsSchema,
+	type ChurnEventInput,
 	type FaultInput,
 	type InsertMessagesInput,
 	type ReplyInput,
@@ -74,6 +78,10 @@ export interface Sandbox {
 	insertMessages(input: InsertMessagesInput): { ids: string[] };
 	addFault(fault: FaultInput): QueuedFault;
 	clearFaults(): void;
+	/** Queues one churn event (like POST /__sandbox/churn). */
+	addChurn(event: ChurnEventInput): QueuedChurn;
+	/** What churned so far, and what is queued (like GET /__sandbox/churn). */
+	churnLog(): { listRequests: number; events: ChurnEvent[]; pending: QueuedChurn[] };
 	requests(since?: number): RequestLogEntry[];
 	stats(): SandboxStats;
 	/** Closes the server and every connection, keep-alive ones included. */
@@ -90,6 +98,10 @@ function send(res: ServerResponse, reply: Reply): void {
 	else sendJson(res, reply.status, reply.body, reply.headers);
 }
 
+/** The Date header on the server's clock, only when that clock is skewed (Node sends the real one otherwise). */
+const skewedDate = (config: SandboxConfig, now: number): Record<string, string> =>
+	config.clockSkewMs === 0 ? {} : { Date: new Date(now + config.clockSkewMs).toUTCString() };
+
 /** Routes and runs a handler; every failure becomes an error reply. */
 function dispatch(
 	state: SandboxState,
@@ -97,13 +109,14 @@ function dispatch(
 	req: IncomingMessage,
 	url: URL,
 	raw: RawBody,
+	key = 'control',
 ): Reply {
 	try {
 		const method = req.method ?? 'GET';
 		const { handler, params } = router.resolve(method, url.pathname);
 		// Bodies of GET and DELETE are ignored, as most servers do.
 		const body = BODY_METHODS.has(method) ? parseJsonBody(raw, req.headers['content-type']) : undefined;
-		return handler({ state, params, query: queryObject(url.searchParams), body });
+		return handler({ state, params, query: queryObject(url.searchParams), body, key });
 	} catch (error) {
 		return errorReply(error);
 	}
@@ -113,7 +126,7 @@ function dispatch(
 async function handleApi(state: SandboxState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
 	const method = req.method ?? 'GET';
 	const query = queryObject(url.searchParams);
-	const entry = state.recorder.begin(method, url.pathname, query);
+	const entry = state.recorder.begin(method, url.pathname, query, apiRouter.pattern(method, url.pathname));
 	// Fires after every response too; finish() only records the first outcome, so this catches lost clients.
 	res.on('close', () => state.recorder.finish(entry, 0));
 	const raw = await readBody(req);
@@ -121,29 +134,39 @@ async function handleApi(state: SandboxState, req: IncomingMessage, res: ServerR
 	if (state.config.latencyMs > 0) await sleep(state.config.latencyMs);
 
 	const { config } = state;
-	const caller = state.identify(req.headers.authorization);
+	const authorization = req.headers.authorization;
+	const caller = state.identify(authorization);
 	entry.key = caller.label;
 	const now = Date.now();
 	const window = state.limiter.hit(caller.bucket, now, config);
-	const limitHeaders = rateLimitHeaders(window, now, config.resetFormat);
+	const limitHeaders = rateLimitHeaders(window, now, config);
 	const respond = (reply: Reply, fault?: string) => {
-		state.recorder.finish(entry, reply.status, fault);
-		send(res, reply);
+		const shaped = styleError(reply, config, { authorization, key: caller.token });
+		state.recorder.finish(entry, shaped.status, fault);
+		send(res, { ...shaped, headers: { ...skewedDate(config, now), ...shaped.headers } });
+		// After sending: list churn must not touch the page just served.
+		reply.after?.();
 	};
+	const run = () => dispatch(state, apiRouter, req, url, raw, caller.label);
 
 	if (!window.allowed) {
-		const retryAfter = secondsUntil(window.resetAt, now);
-		const body = errorBody(429, `Rate limit exceeded, retry in ${retryAfter} s`);
-		return respond({ status: 429, body, headers: { ...limitHeaders, 'Retry-After': String(retryAfter) } });
+		// rateLimitTiming 'after' plays a gateway that counts late: the operation runs, its answer is a 429.
+		const ran = config.rateLimitTiming === 'after' && caller.valid ? run() : undefined;
+		if (ran) state.recorder.rateLimitedAfterRun();
+		const retryAfter = secondsUntil(window.resetAt, now, config.resetRounding);
+		const headers = { ...limitHeaders, ...retryAfterHeader(window.resetAt, now, config) };
+		return respond({ ...failure(429, `Rate limit exceeded, retry in ${retryAfter} s`, undefined, headers), after: ran?.after });
 	}
-	if (!caller.valid) {
-		return respond({ status: 401, body: errorBody(401, 'Missing or invalid API key'), headers: limitHeaders });
-	}
+	if (!caller.valid) return respond(failure(401, 'Missing or invalid API key', undefined, limitHeaders));
 	const fault = state.faults.pick({ method, path: url.pathname, query }, config);
 	if (fault && !fault.after) return respond(faultReply(fault.action, limitHeaders, config, now), fault.label);
-	const reply = dispatch(state, apiRouter, req, url, raw);
-	// An "after" fault: the operation ran, but the client never sees its answer.
-	if (fault) return respond(faultReply(fault.action, limitHeaders, config, now), fault.label);
+	const reply = run();
+	if (fault) {
+		// An "after" fault: the operation ran, but the client never sees its own answer.
+		const replaced = faultReply(fault.action, limitHeaders, config, now, reply);
+		if (replaced.status === 429) state.recorder.rateLimitedAfterRun();
+		return respond({ ...replaced, after: reply.after }, fault.label);
+	}
 	respond({ ...reply, headers: { ...limitHeaders, ...reply.headers } });
 }
 
@@ -156,22 +179,31 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
 	send(res, errorReply(new ApiError(404, `Route ${req.method} ${path} not found`)));
 }
 
-/** Options given as undefined mean "the default", as for the CLI's unset flags. */
-function resolveOptions(options: Partial<SandboxOptions>): SandboxOptions {
-	const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+/**
+ * Options given as undefined mean "the default", as for the CLI's unset flags. The options given win over
+ * the profile's values, which win over the defaults.
+ */
+function resolveOptions(options: Partial<SandboxOptions>): { resolved: SandboxOptions; explicit: Partial<SandboxConfig> } {
+	const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<SandboxOptions>;
+	const profile = given.profile !== undefined ? PROFILES[given.profile]?.config : undefined;
 	try {
-		return parseBody(OptionsSchema, { ...DEFAULT_OPTIONS, ...given });
+		const resolved = parseBody(OptionsSchema, { ...DEFAULT_OPTIONS, ...profile, ...given });
+		const { port: _port, apiKeys: _keys, seed: _seed, ...explicit } = given;
+		return { resolved, explicit };
 	} catch (error) {
 		throw new Error(`Invalid sandbox options: ${(error as Error).message.replace(/^Validation failed: /, '')}`);
 	}
 }
 
 export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
-	const resolved = resolveOptions(options);
-	const state = new SandboxState(resolved);
+	const { resolved, explicit } = resolveOptions(options);
+	const state = new SandboxState(resolved, explicit);
 	const server = createServer((req, res) => {
 		handle(state, req, res).catch((error) => send(res, errorReply(error)));
 	});
+	// Seeding a large store blocks the event loop for seconds; a short keep-alive would then race the client's
+	// next request on the idle socket (ECONNRESET). stop() closes idle sockets anyway.
+	server.keepAliveTimeout = 60_000;
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
 		server.listen(resolved.port, HOST, () => {
@@ -201,6 +233,8 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
 		insertMessages: (input) => state.insertMessages(input),
 		addFault: (fault) => state.addFault(fault),
 		clearFaults: () => state.faults.clear(),
+		addChurn: (event) => state.addChurn(event),
+		churnLog: () => state.churn.log(),
 		requests: (since) => state.recorder.requests(since),
 		stats: () => state.recorder.snapshot(),
 		stop: () =>

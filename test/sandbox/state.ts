@@ -2,17 +2,21 @@
  * Everything one sandbox holds (config, data, rate windows, faults, log) and the control operations on it,
  * shared by the /__sandbox endpoints and the methods of the object startSandbox returns.
  */
+import { Churn, type QueuedChurn } from './churn';
 import { Faults } from './faults';
 import { ApiError, notFound, parseBody } from './http';
 import { Random } from './random';
+import { profileConfig } from './profiles';
 import { RateLimiter } from './rate-limit';
 import { Recorder } from './recorder';
 import {
+	ChurnEventSpec,
 	ConfigPatch,
 	FaultSpec,
 	InsertMessagesBody,
 	ReplyBody,
 	SeedSpec,
+	type ChurnEventInput,
 	type FaultInput,
 	type InsertMessagesInput,
 	type ReplyInput,
@@ -30,6 +34,8 @@ export interface Caller {
 	label: string;
 	/** Rate-limit bucket: a valid key's own, else the presented token's, else the anonymous one. */
 	bucket: string;
+	/** The presented bearer token, only for echoSecrets (a careless server's debug output). */
+	token?: string;
 }
 
 function configOf(options: SandboxOptions): SandboxConfig {
@@ -43,12 +49,21 @@ export class SandboxState {
 	readonly limiter = new RateLimiter();
 	readonly recorder = new Recorder();
 	readonly faults: Faults;
+	readonly churn: Churn;
 	/** For control-side choices (default reply texts), apart from the data and fault PRNGs. */
 	private rng = new Random(7);
 
-	constructor(readonly options: SandboxOptions) {
+	/**
+	 * `explicit`: the startup options someone chose rather than left to the defaults or the profile; they
+	 * still win when a config patch switches the profile.
+	 */
+	constructor(
+		readonly options: SandboxOptions,
+		private readonly explicit: Partial<SandboxConfig> = {},
+	) {
 		this.config = configOf(options);
 		this.faults = new Faults(this.config.faultSeed);
+		this.churn = new Churn(churnSeed(this.config.faultSeed));
 		this.seed();
 	}
 
@@ -60,6 +75,7 @@ export class SandboxState {
 		this.recorder.clear();
 		this.faults.clear();
 		this.faults.reseed(this.config.faultSeed);
+		this.churn.clear(churnSeed(this.config.faultSeed));
 		this.rng = new Random(7);
 		return this.seed(spec);
 	}
@@ -75,11 +91,27 @@ export class SandboxState {
 		return this.store.seed(merged);
 	}
 
+	/**
+	 * Changes part of the live config. A patch naming a profile starts over from that profile (with the
+	 * startup's explicit options and the rest of the patch on top): earlier patches are dropped.
+	 */
 	configure(patch: Partial<SandboxConfig> = {}): SandboxConfig {
 		const changes = parseBody(ConfigPatch, patch);
-		this.config = { ...this.config, ...changes };
-		if (changes.faultSeed !== undefined) this.faults.reseed(changes.faultSeed);
+		const { profile: _startupProfile, ...explicit } = this.explicit;
+		const previousSeed = this.config.faultSeed;
+		this.config =
+			changes.profile !== undefined
+				? profileConfig({ ...explicit, ...changes })
+				: { ...this.config, ...changes };
+		if (this.config.faultSeed !== previousSeed || changes.faultSeed !== undefined) {
+			this.faults.reseed(this.config.faultSeed);
+			this.churn.reseed(churnSeed(this.config.faultSeed));
+		}
 		return { ...this.config };
+	}
+
+	addChurn(input: ChurnEventInput): QueuedChurn {
+		return this.churn.add(parseBody(ChurnEventSpec, input));
 	}
 
 	addFault(input: FaultInput): QueuedFault {
@@ -137,10 +169,13 @@ export class SandboxState {
 		const token = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
 		if (token === undefined) return { valid: false, label: 'anonymous', bucket: 'anonymous' };
 		const index = this.options.apiKeys.indexOf(token);
-		if (index < 0) return { valid: false, label: 'invalid', bucket: `token:${token}` };
-		return { valid: true, label: keyLabel(index), bucket: keyLabel(index) };
+		if (index < 0) return { valid: false, label: 'invalid', bucket: `token:${token}`, token };
+		return { valid: true, label: keyLabel(index), bucket: keyLabel(index), token };
 	}
 }
+
+/** Churn draws from its own PRNG, so turning churn on does not change which random faults a seed gives. */
+const churnSeed = (faultSeed: number) => faultSeed ^ 0x5eed;
 
 /** The label of the n-th configured key in logs and stats. */
 export const keyLabel = (index: number) => `key${index}`;

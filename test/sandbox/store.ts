@@ -213,6 +213,15 @@ export class Store {
 		return message;
 	}
 
+	/** Messages have no DELETE in the API; this is for list churn (a server purging old messages). */
+	removeMessage(id: string): boolean {
+		const message = this.messagesById.get(id);
+		if (!message) return false;
+		this.messages.splice(this.messages.indexOf(message), 1);
+		this.messagesById.delete(id);
+		return true;
+	}
+
 	getMessage(id: string): Message | undefined {
 		return this.messagesById.get(id);
 	}

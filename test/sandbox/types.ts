@@ -96,6 +96,12 @@ export interface SandboxStats {
 	rateLimited: number;
 	faultsInjected: number;
 	creates: { lead: number; campaign: number; message: number };
+	/** Requests per route, e.g. 'POST /api/v1/leads', 'GET /api/v1/leads/:id'; '<METHOD> (no route)' otherwise. */
+	byEndpoint: Record<string, number>;
+	/** 429s answered after the operation had run (rateLimitTiming 'after', after-faults, after429Rate). */
+	rateLimitedAfterRun: number;
+	/** Creates whose body (key order aside) equals an earlier create's, by the same key and resource. */
+	duplicateCreates: number;
 	inFlight: number;
 	maxConcurrent: number;
 }

@@ -12,7 +12,7 @@ export const campaignRoutes = [
 	route('POST', '/campaigns', (ctx: Ctx) => {
 		noQuery(ctx);
 		const campaign = ctx.state.store.addCampaign(parseBody(CampaignCreateBody, ctx.body));
-		ctx.state.recorder.created('campaign');
+		ctx.state.recorder.created('campaign', ctx.key, ctx.body);
 		return created(campaign);
 	}),
 	route('GET', '/campaigns/:id', (ctx: Ctx) => {

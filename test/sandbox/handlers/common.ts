@@ -1,5 +1,6 @@
 /** What the API handlers share: paging, lookups that 404, the message view. */
-import { notFound, ok, parseQuery, type Reply } from '../http';
+import type { ChurnResource } from '../churn';
+import { invalid, notFound, ok, parseQuery, type Reply } from '../http';
 import type { RouteContext } from '../router';
 import { EmptyQuery, type PageParams, type SandboxConfig } from '../schemas';
 import type { SandboxState } from '../state';
@@ -9,14 +10,44 @@ export type Ctx = RouteContext<SandboxState>;
 
 /**
  * One page of `items` (given oldest first) in the configured order. per_page above the maximum is clamped
- * and meta.per_page says so; pages past the end are empty; ignorePage mode always serves page 1.
+ * (or refused, with perPageOverMax); pages past the end are empty; ignorePage mode always serves page 1.
+ * meta is what the config says it is: exact by default, or one of the other readings of the spec.
  */
 export function paginate<T>(items: T[], params: PageParams, config: SandboxConfig, view: (item: T) => unknown = (i) => i): Reply {
+	if (params.per_page > config.maxPerPage && config.perPageOverMax !== 'clamp') {
+		const status = config.perPageOverMax === 'reject-400' ? 400 : 422;
+		throw invalid([{ field: 'per_page', message: `must be at most ${config.maxPerPage}` }], status);
+	}
 	const perPage = Math.min(params.per_page, config.maxPerPage);
 	const page = config.ignorePage ? 1 : params.page;
 	const ordered = config.order === 'newest' ? items.slice().reverse() : items;
 	const data = ordered.slice((page - 1) * perPage, page * perPage).map(view);
-	return { status: 200, body: { success: true, data, meta: { page, per_page: perPage, total: items.length } } };
+	const meta = listMeta(config, page, perPage, params.per_page, items.length);
+	return { status: 200, body: { success: true, data, ...(meta ? { meta } : {}) } };
+}
+
+function listMeta(config: SandboxConfig, page: number, used: number, requested: number, total: number) {
+	if (config.metaStyle === 'absent') return undefined;
+	const perPage = { used, requested, string: String(used), absent: undefined }[config.metaPerPage];
+	const reported = {
+		exact: total,
+		string: String(total),
+		negative: -1,
+		low: Math.floor(total / 2),
+		high: total * 2 + 1,
+		absent: undefined,
+	}[config.metaTotal];
+	return {
+		page,
+		...(perPage !== undefined ? { per_page: perPage } : {}),
+		...(reported !== undefined ? { total: reported } : {}),
+	};
+}
+
+/** Lets list churn (if any is due) change the list once this page has been taken. */
+export function churnAfter(ctx: Ctx, reply: Reply, resource: ChurnResource, filter: Record<string, string | undefined>): Reply {
+	const { state } = ctx;
+	return { ...reply, after: () => state.churn.onListRead({ resource, filter }, state.store, state.config) };
 }
 
 /** Endpoints that take no query parameters reject any: a stray parameter is a client bug. */

@@ -4,6 +4,7 @@
  */
 import { parseQuery, type Reply } from '../http';
 import { route } from '../router';
+import { PROFILES } from '../profiles';
 import { RequestsQuery } from '../schemas';
 import type { Ctx } from './common';
 
@@ -23,6 +24,11 @@ export const controlRoutes = [
 	route('GET', '/stats', (ctx: Ctx) => bare(ctx.state.recorder.snapshot())),
 	route('GET', '/faults', (ctx: Ctx) => bare(ctx.state.faults.list())),
 	route('POST', '/faults', (ctx: Ctx) => bare(ctx.state.addFault(input(ctx)), 201)),
+	route('GET', '/churn', (ctx: Ctx) => bare(ctx.state.churn.log())),
+	route('POST', '/churn', (ctx: Ctx) => bare(ctx.state.addChurn(input(ctx)), 201)),
+	route('GET', '/profiles', () =>
+		bare(Object.entries(PROFILES).map(([name, { description, config }]) => ({ name, description, config }))),
+	),
 	route('DELETE', '/faults', (ctx: Ctx) => {
 		ctx.state.faults.clear();
 		return bare({ cleared: true });

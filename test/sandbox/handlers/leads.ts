@@ -3,7 +3,7 @@ import { invalid, ok, parseBody, parseQuery } from '../http';
 import { route } from '../router';
 import { LeadCreateBody, LeadListQuery, LeadUpdateBody, type LeadInput } from '../schemas';
 import type { SandboxState } from '../state';
-import { created, noQuery, paginate, requireLead, type Ctx } from './common';
+import { churnAfter, created, noQuery, paginate, requireLead, type Ctx } from './common';
 
 /** campaign_id must name an existing campaign: a lead cannot join a campaign that is not there. */
 function checkCampaign(state: SandboxState, input: LeadInput): void {
@@ -14,14 +14,15 @@ function checkCampaign(state: SandboxState, input: LeadInput): void {
 export const leadRoutes = [
 	route('GET', '/leads', (ctx: Ctx) => {
 		const params = parseQuery(LeadListQuery, ctx.query);
-		return paginate(ctx.state.store.findLeads(params), params, ctx.state.config);
+		const reply = paginate(ctx.state.store.findLeads(params), params, ctx.state.config);
+		return churnAfter(ctx, reply, 'leads', { search: params.search, campaign_id: params.campaign_id });
 	}),
 	route('POST', '/leads', (ctx: Ctx) => {
 		noQuery(ctx);
 		const input = parseBody(LeadCreateBody, ctx.body);
 		checkCampaign(ctx.state, input);
 		const lead = ctx.state.store.addLead(input);
-		ctx.state.recorder.created('lead');
+		ctx.state.recorder.created('lead', ctx.key, ctx.body);
 		return created(lead);
 	}),
 	route('GET', '/leads/:id', (ctx: Ctx) => {

@@ -2,13 +2,15 @@
 import { invalid, notFound, parseBody, parseQuery, ok } from '../http';
 import { route } from '../router';
 import { MessageCreateBody, MessageListQuery } from '../schemas';
-import { created, messageView, noQuery, paginate, type Ctx } from './common';
+import { churnAfter, created, messageView, noQuery, paginate, type Ctx } from './common';
 
 export const messageRoutes = [
 	route('GET', '/messages', (ctx: Ctx) => {
 		const params = parseQuery(MessageListQuery, ctx.query);
 		const { config, store } = ctx.state;
-		return paginate(store.findMessages(params), params, config, messageView(config));
+		const reply = paginate(store.findMessages(params), params, config, messageView(config));
+		const { lead_id, campaign_id, status } = params;
+		return churnAfter(ctx, reply, 'messages', { lead_id, campaign_id, status });
 	}),
 	route('POST', '/messages', (ctx: Ctx) => {
 		noQuery(ctx);
@@ -24,7 +26,7 @@ export const messageRoutes = [
 			status: 'sent',
 			body: input.body,
 		});
-		recorder.created('message');
+		recorder.created('message', ctx.key, ctx.body);
 		return created(messageView(config)(message));
 	}),
 	route('GET', '/messages/:id', (ctx: Ctx) => {
