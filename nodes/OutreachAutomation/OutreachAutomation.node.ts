@@ -3,8 +3,8 @@ import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from '
 import { campaignOperations, campaignProperties } from './resources/campaign';
 import { leadOperations, leadProperties } from './resources/lead';
 import { messageOperations, messageProperties } from './resources/message';
-import { searchCampaigns, searchLeads } from './transport/listSearch';
-import { routeRequest } from './transport/routing';
+import { searchCampaigns, searchLeads } from './listSearch/search';
+import { routeRequest } from './routing/route';
 
 export class OutreachAutomation implements INodeType {
 	description: INodeTypeDescription = {

@@ -18,7 +18,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The server's own words, read in the design note's order: error.message, error, message, errors[]. */
+/** The server's own words, looked for in this order: error.message, error, message, errors[]. */
 export function serverMessage(body: unknown): string | undefined {
 	if (!isObject(body)) return undefined;
 	const { error } = body;

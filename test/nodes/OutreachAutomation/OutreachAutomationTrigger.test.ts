@@ -6,7 +6,7 @@ import type { IDataObject, INodeParameters, IPollFunctions } from 'n8n-workflow'
 import { NodeApiError } from 'n8n-workflow';
 
 import { OutreachAutomationTrigger } from '../../../nodes/OutreachAutomation/OutreachAutomationTrigger.node';
-import { MAX_REMEMBERED_IDS } from '../../../nodes/OutreachAutomation/transport/newMessages';
+import { MAX_REMEMBERED_IDS } from '../../../nodes/OutreachAutomation/trigger/newMessages';
 import { TriggerHarness } from '../../engine/harness';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 

@@ -15,8 +15,13 @@ import {
 	returnAllAndLimit,
 	routed,
 	showFor,
-} from '../../shared/fields';
-import { PROFILE_URL_FIELD } from '../../transport/constants';
+} from '../shared/fields';
+
+/**
+ * The service's wire name for the profile address (snake_case like every other field). Change it
+ * here only.
+ */
+const PROFILE_URL_FIELD = 'linkedin_url';
 
 /** The lead's own fields: top-level on Create, inside "Update Fields" on Update. */
 const leadFields: INodeProperties[] = [

@@ -11,9 +11,9 @@ import { campaignBuilders } from '../resources/campaign';
 import { leadBuilders } from '../resources/lead';
 import { messageBuilders } from '../resources/message';
 import type { RequestBuilders } from '../shared/fields';
-import { fetchList } from './paginate';
-import type { ApiRequest } from './request';
-import { apiRequest } from './request';
+import { fetchList } from '../transport/paginate';
+import type { ApiRequest } from '../transport/request';
+import { apiRequest } from '../transport/request';
 
 /** Per resource: its label for messages ("Lead ld_1 was not found") and its operations' builders. */
 const RESOURCES: Record<string, { label: string; builders: RequestBuilders }> = {

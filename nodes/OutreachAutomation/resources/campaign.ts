@@ -15,7 +15,7 @@ import {
 	returnAllAndLimit,
 	routed,
 	showFor,
-} from '../../shared/fields';
+} from '../shared/fields';
 
 const CUSTOM_TYPE = '__custom';
 

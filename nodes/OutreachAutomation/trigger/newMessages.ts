@@ -1,8 +1,8 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from './constants';
-import { apiRequest } from './request';
+import { MAX_PAGE_SIZE } from '../transport/constants';
+import { apiRequest } from '../transport/request';
 
 /** How many known ids the trigger remembers; see README "Trigger" for why this is enough. */
 export const MAX_REMEMBERED_IDS = 1000;

@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { apiRequest } from './request';
+import { apiRequest } from '../transport/request';
 
 const PAGE_SIZE = 50;
 

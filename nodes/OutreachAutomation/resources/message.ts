@@ -16,7 +16,7 @@ import {
 	returnAllAndLimit,
 	routed,
 	showFor,
-} from '../../shared/fields';
+} from '../shared/fields';
 
 async function sendBody(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 	const leadId = String(param<unknown>(this, 'leadId', '') ?? '').trim();
