@@ -18,6 +18,7 @@ import {
 	SERVER_ERROR_BASE_DELAY_MS,
 	SERVER_ERROR_MAX_RETRIES,
 } from './constants';
+import { checkedBaseUrl } from './baseUrl';
 import type { RequestTarget } from './errors';
 import { httpError, networkError, notEnvelopeError, rateLimitError } from './errors';
 import {
@@ -71,19 +72,9 @@ interface Connection {
 	key: string;
 }
 
-/**
- * The credential's Base URL, checked before any request: the service's host root, trailing
- * slashes tolerated. Returns it without the trailing slash.
- */
-export function normalizeBaseUrl(raw: unknown): string | undefined {
-	const value = typeof raw === 'string' ? raw.trim() : '';
-	if (!/^https?:\/\/[^\s/]+/i.test(value)) return undefined;
-	return value.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
-}
-
 async function connection(ctx: RequestContext, target: RequestTarget): Promise<Connection> {
 	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-	const baseUrl = normalizeBaseUrl(credentials.baseUrl);
+	const baseUrl = checkedBaseUrl(credentials.baseUrl);
 	if (!baseUrl) {
 		throw new NodeOperationError(
 			ctx.getNode(),
