@@ -11,7 +11,7 @@ import { campaignBuilders } from '../resources/campaign';
 import { leadBuilders } from '../resources/lead';
 import { messageBuilders } from '../resources/message';
 import type { RequestBuilders } from '../shared/fields';
-import { fetchList } from '../transport/paginate';
+import { readList } from '../transport/pages';
 import type { ApiRequest } from '../transport/request';
 import { apiRequest } from '../transport/request';
 
@@ -79,7 +79,7 @@ export async function routeRequest(
 	if (operation === 'getAll') {
 		const returnAll = this.getNodeParameter('returnAll', false) as boolean;
 		const limit = returnAll ? undefined : (this.getNodeParameter('limit', 50) as number);
-		const items = await fetchList(this, { ...request, ...(await prepare()) }, limit);
+		const items = await readList(this, { ...request, ...(await prepare()) }, limit);
 		return items.map((json) => ({ json }));
 	}
 

@@ -183,3 +183,20 @@ export function notEnvelopeError(
 		itemIndex: target.itemIndex,
 	});
 }
+
+/** A page after the first repeated only items already read: the server seems to ignore `page`. */
+export function pagingIgnoredError(
+	node: INode,
+	page: number,
+	distinct: number,
+	total: number | undefined,
+	target: RequestTarget,
+	advice = '',
+): NodeApiError {
+	const of = total !== undefined ? ` of ${total}` : '';
+	return new NodeApiError(node, { page, total: total ?? null }, {
+		message: 'The service returned the same items again for another page: it seems to ignore paging',
+		description: `Page ${page} repeated items already received (${distinct} distinct so far${of}). ${advice}`.trim(),
+		itemIndex: target.itemIndex,
+	});
+}

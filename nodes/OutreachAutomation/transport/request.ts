@@ -164,6 +164,13 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	let rateLimited = 0;
 	let rateLimitWaited = 0;
 	let failures = 0;
+	// After a 5xx or a lost answer: wait and go again, only while the request is safe to repeat.
+	const retryAfterFailure = async (): Promise<boolean> => {
+		failures++;
+		if (!repeatable || failures > SERVER_ERROR_MAX_RETRIES) return false;
+		await sleep(backoff(failures - 1));
+		return true;
+	};
 
 	for (let attempt = 1; ; attempt++) {
 		const slot = await acquireSlot(key);
@@ -193,11 +200,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 			if (error instanceof NodeOperationError) throw new NodeOperationError(node, error);
 			// n8n wraps transport failures in its own NodeApiError whose cause holds the request
 			// (headers included): keep only the error code, never the original object.
-			failures++;
-			if (repeatable && failures <= SERVER_ERROR_MAX_RETRIES) {
-				await sleep(backoff(failures - 1));
-				continue;
-			}
+			if (await retryAfterFailure()) continue;
 			throw networkError(node, networkCode(error), baseUrl, request, {
 				attempts: attempt,
 				notRepeated: !repeatable,
@@ -223,11 +226,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 		}
 
 		if (status >= 500) {
-			failures++;
-			if (repeatable && failures <= SERVER_ERROR_MAX_RETRIES) {
-				await sleep(backoff(failures - 1));
-				continue;
-			}
+			if (await retryAfterFailure()) continue;
 			throw httpError(node, status, body, request, { attempts: attempt, notRepeated: !repeatable });
 		}
 
