@@ -8,7 +8,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { messageFilterOptions, messageFilterQuery, unwrapLocators } from './shared/fields';
+import { messageFilterOptions, messageFilterQuery } from './shared/messageFilters';
+import { unwrapLocators } from './shared/parameters';
 import { searchCampaigns, searchLeads } from './listSearch/search';
 import type { TriggerState } from './trigger/newMessages';
 import { newestMessage, pollNewMessages } from './trigger/newMessages';

@@ -1,21 +1,8 @@
-import type {
-	IDataObject,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
 
-import {
-	assignFilled,
-	idPath,
-	invalid,
-	locator,
-	param,
-	type RequestBuilders,
-	returnAllAndLimit,
-	routed,
-	showFor,
-} from '../shared/fields';
+import { locator } from '../shared/locator';
+import { assignFilled, invalid, param } from '../shared/parameters';
+import { defineResource, emptyBody } from './table';
 
 const CUSTOM_TYPE = '__custom';
 
@@ -65,216 +52,224 @@ function jsonSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
 	return steps as IDataObject[];
 }
 
-async function createBody(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
-	const name = param(this, 'name', '').trim();
-	if (!name) invalid(this, 'Name is empty', 'Give the campaign a name.');
-	let type = param<string>(this, 'campaignType', 'connection_message');
+function createBody(ctx: IExecuteSingleFunctions): IDataObject {
+	const name = param(ctx, 'name', '').trim();
+	if (!name) invalid(ctx, 'Name is empty', 'Give the campaign a name.');
+	let type = param<string>(ctx, 'campaignType', 'connection_message');
 	if (type === CUSTOM_TYPE) {
-		type = param(this, 'customType', '').trim();
-		if (!type) invalid(this, 'Custom Type is empty', 'Enter the campaign type the service expects.');
+		type = param(ctx, 'customType', '').trim();
+		if (!type) invalid(ctx, 'Custom Type is empty', 'Enter the campaign type the service expects.');
 	}
-	const steps = param<string>(this, 'stepsMode', 'builder') === 'json' ? jsonSteps(this) : builtSteps(this);
-	if (!steps.length) invalid(this, 'A campaign needs at least one step', 'Add a step under Steps.');
-	requestOptions.body = assignFilled(
-		{ name, type, steps },
-		{ lead_list_id: param(this, 'leadListId', '') },
-	);
-	return requestOptions;
+	const steps = param<string>(ctx, 'stepsMode', 'builder') === 'json' ? jsonSteps(ctx) : builtSteps(ctx);
+	if (!steps.length) invalid(ctx, 'A campaign needs at least one step', 'Add a step under Steps.');
+	return assignFilled({ name, type, steps }, { lead_list_id: param(ctx, 'leadListId', '') });
 }
 
-const campaignPath = (template: string) => idPath(template, 'campaignId', 'Campaign ID');
+const campaignId = { parameter: 'campaignId', label: 'Campaign ID' };
 
-export const campaignBuilders: RequestBuilders = {
-	create: [createBody],
-	get: [campaignPath('/campaigns/{id}')],
-	getAnalytics: [campaignPath('/campaigns/{id}/analytics')],
-	getAll: [],
-	pause: [campaignPath('/campaigns/{id}/pause')],
-	start: [campaignPath('/campaigns/{id}/start')],
+const campaignPicker: INodeProperties = locator({
+	name: 'campaignId',
+	displayName: 'Campaign',
+	kind: 'campaign',
+	required: true,
+	description: 'The campaign to work on. Choose from the list, or specify an ID.',
+});
+
+const nameField: INodeProperties = {
+	displayName: 'Name',
+	name: 'name',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. Q3 founders outreach',
 };
 
-export const campaignOperations: INodeProperties = {
-	displayName: 'Operation',
-	name: 'operation',
+const campaignTypeField: INodeProperties = {
+	displayName: 'Type',
+	name: 'campaignType',
 	type: 'options',
-	noDataExpression: true,
-	displayOptions: { show: { resource: ['campaign'] } },
+	default: 'connection_message',
 	options: [
+		{
+			name: 'Connection + Messages',
+			value: 'connection_message',
+			description: 'A connection request followed by messages (connection_message)',
+		},
+		{
+			name: 'Custom',
+			value: CUSTOM_TYPE,
+			description: 'Another type your service supports',
+		},
+	],
+};
+
+const customTypeField: INodeProperties = {
+	displayName: 'Custom Type',
+	name: 'customType',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. inmail_sequence',
+	displayOptions: { show: { campaignType: [CUSTOM_TYPE] } },
+};
+
+const leadListIdField: INodeProperties = {
+	displayName: 'Lead List ID',
+	name: 'leadListId',
+	type: 'string',
+	default: '',
+	description: 'The list of leads the campaign targets (leads created with this Lead List ID)',
+};
+
+const stepsModeField: INodeProperties = {
+	displayName: 'Steps Input',
+	name: 'stepsMode',
+	type: 'options',
+	default: 'builder',
+	options: [
+		{ name: 'Step Builder', value: 'builder', description: 'Connection requests and messages' },
+		{ name: 'JSON', value: 'json', description: 'Raw steps, for step types the builder does not offer' },
+	],
+};
+
+const stepsField: INodeProperties = {
+	displayName: 'Steps',
+	name: 'steps',
+	type: 'fixedCollection',
+	placeholder: 'Add Step',
+	default: {},
+	typeOptions: { multipleValues: true, sortable: true },
+	displayOptions: { show: { stepsMode: ['builder'] } },
+	description: 'Run in this order; drag to reorder',
+	options: [
+		{
+			displayName: 'Step',
+			name: 'step',
+			values: [
+				{
+					displayName: 'Step Type',
+					name: 'type',
+					type: 'options',
+					default: 'connection_request',
+					options: [
+						{ name: 'Connection Request', value: 'connection_request' },
+						{ name: 'Message', value: 'message' },
+					],
+				},
+				{
+					displayName: 'Note',
+					name: 'note',
+					type: 'string',
+					default: '',
+					typeOptions: { rows: 3 },
+					placeholder: 'e.g. Hi {{firstName}}, great to connect!',
+					hint: NOTE_HINT,
+					description: 'Text sent with the connection request',
+					displayOptions: { show: { type: ['connection_request'] } },
+				},
+				{
+					displayName: 'Delay Days',
+					name: 'delayDays',
+					type: 'number',
+					default: 1,
+					typeOptions: { minValue: 0, numberPrecision: 0 },
+					description: 'Days to wait after the previous step',
+					displayOptions: { show: { type: ['message'] } },
+				},
+				{
+					displayName: 'Body',
+					name: 'body',
+					type: 'string',
+					default: '',
+					typeOptions: { rows: 4 },
+					description: 'Text of the message',
+					displayOptions: { show: { type: ['message'] } },
+				},
+			],
+		},
+	],
+};
+
+const stepsJsonField: INodeProperties = {
+	displayName: 'Steps (JSON)',
+	name: 'stepsJson',
+	type: 'json',
+	default: '[\n  { "type": "connection_request", "note": "Hi {{firstName}}" },\n  { "type": "message", "delay_days": 2, "body": "Thanks for connecting!" }\n]',
+	description: 'An array of steps as the API takes them; any step type the service supports',
+	displayOptions: { show: { stepsMode: ['json'] } },
+};
+
+export const campaign = defineResource({
+	value: 'campaign',
+	name: 'Campaign',
+	defaultOperation: 'create',
+	operations: [
 		{
 			name: 'Create',
 			value: 'create',
 			action: 'Create a campaign',
 			description: 'Create a campaign (as a draft) with its steps',
-			routing: routed('POST', '/campaigns'),
+			method: 'POST',
+			path: '/campaigns',
+			body: createBody,
+			safeToRepeat: false,
+			fields: [nameField, campaignTypeField, customTypeField, leadListIdField, stepsModeField, stepsField, stepsJsonField],
 		},
 		{
 			name: 'Get',
 			value: 'get',
 			action: 'Get a campaign',
 			description: 'Get a campaign by ID',
-			routing: routed('GET'),
+			method: 'GET',
+			path: '/campaigns/{id}',
+			id: campaignId,
+			safeToRepeat: true,
+			fields: [campaignPicker],
 		},
 		{
 			name: 'Get Analytics',
 			value: 'getAnalytics',
 			action: 'Get analytics of a campaign',
 			description: 'Get connection rate, reply rate and per-step metrics',
-			routing: routed('GET'),
+			method: 'GET',
+			path: '/campaigns/{id}/analytics',
+			id: campaignId,
+			safeToRepeat: true,
+			fields: [campaignPicker],
 		},
 		{
 			name: 'Get Many',
 			value: 'getAll',
 			action: 'Get many campaigns',
 			description: 'List campaigns',
-			routing: routed('GET', '/campaigns'),
+			method: 'GET',
+			path: '/campaigns',
+			list: true,
+			safeToRepeat: true,
 		},
 		{
 			name: 'Pause',
 			value: 'pause',
 			action: 'Pause a campaign',
 			description: 'Pause an active campaign',
-			routing: routed('POST'),
+			method: 'POST',
+			path: '/campaigns/{id}/pause',
+			id: campaignId,
+			body: emptyBody,
+			safeToRepeat: false,
+			fields: [campaignPicker],
 		},
 		{
 			name: 'Start',
 			value: 'start',
 			action: 'Start a campaign',
 			description: 'Start a draft or paused campaign',
-			routing: routed('POST'),
+			method: 'POST',
+			path: '/campaigns/{id}/start',
+			id: campaignId,
+			body: emptyBody,
+			safeToRepeat: false,
+			fields: [campaignPicker],
 		},
 	],
-	default: 'create',
-};
-
-export const campaignProperties: INodeProperties[] = [
-	locator({
-		name: 'campaignId',
-		displayName: 'Campaign',
-		kind: 'campaign',
-		required: true,
-		description: 'The campaign to work on. Choose from the list, or specify an ID.',
-		displayOptions: showFor('campaign', ['get', 'getAnalytics', 'pause', 'start']),
-	}),
-	{
-		displayName: 'Name',
-		name: 'name',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. Q3 founders outreach',
-		displayOptions: showFor('campaign', ['create']),
-	},
-	{
-		displayName: 'Type',
-		name: 'campaignType',
-		type: 'options',
-		default: 'connection_message',
-		displayOptions: showFor('campaign', ['create']),
-		options: [
-			{
-				name: 'Connection + Messages',
-				value: 'connection_message',
-				description: 'A connection request followed by messages (connection_message)',
-			},
-			{
-				name: 'Custom',
-				value: CUSTOM_TYPE,
-				description: 'Another type your service supports',
-			},
-		],
-	},
-	{
-		displayName: 'Custom Type',
-		name: 'customType',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. inmail_sequence',
-		displayOptions: showFor('campaign', ['create'], { campaignType: [CUSTOM_TYPE] }),
-	},
-	{
-		displayName: 'Lead List ID',
-		name: 'leadListId',
-		type: 'string',
-		default: '',
-		description: 'The list of leads the campaign targets (leads created with this Lead List ID)',
-		displayOptions: showFor('campaign', ['create']),
-	},
-	{
-		displayName: 'Steps Input',
-		name: 'stepsMode',
-		type: 'options',
-		default: 'builder',
-		displayOptions: showFor('campaign', ['create']),
-		options: [
-			{ name: 'Step Builder', value: 'builder', description: 'Connection requests and messages' },
-			{ name: 'JSON', value: 'json', description: 'Raw steps, for step types the builder does not offer' },
-		],
-	},
-	{
-		displayName: 'Steps',
-		name: 'steps',
-		type: 'fixedCollection',
-		placeholder: 'Add Step',
-		default: {},
-		typeOptions: { multipleValues: true, sortable: true },
-		displayOptions: showFor('campaign', ['create'], { stepsMode: ['builder'] }),
-		description: 'Run in this order; drag to reorder',
-		options: [
-			{
-				displayName: 'Step',
-				name: 'step',
-				values: [
-					{
-						displayName: 'Step Type',
-						name: 'type',
-						type: 'options',
-						default: 'connection_request',
-						options: [
-							{ name: 'Connection Request', value: 'connection_request' },
-							{ name: 'Message', value: 'message' },
-						],
-					},
-					{
-						displayName: 'Note',
-						name: 'note',
-						type: 'string',
-						default: '',
-						typeOptions: { rows: 3 },
-						placeholder: 'e.g. Hi {{firstName}}, great to connect!',
-						hint: NOTE_HINT,
-						description: 'Text sent with the connection request',
-						displayOptions: { show: { type: ['connection_request'] } },
-					},
-					{
-						displayName: 'Delay Days',
-						name: 'delayDays',
-						type: 'number',
-						default: 1,
-						typeOptions: { minValue: 0, numberPrecision: 0 },
-						description: 'Days to wait after the previous step',
-						displayOptions: { show: { type: ['message'] } },
-					},
-					{
-						displayName: 'Body',
-						name: 'body',
-						type: 'string',
-						default: '',
-						typeOptions: { rows: 4 },
-						description: 'Text of the message',
-						displayOptions: { show: { type: ['message'] } },
-					},
-				],
-			},
-		],
-	},
-	{
-		displayName: 'Steps (JSON)',
-		name: 'stepsJson',
-		type: 'json',
-		default: '[\n  { "type": "connection_request", "note": "Hi {{firstName}}" },\n  { "type": "message", "delay_days": 2, "body": "Thanks for connecting!" }\n]',
-		description: 'An array of steps as the API takes them; any step type the service supports',
-		displayOptions: showFor('campaign', ['create'], { stepsMode: ['json'] }),
-	},
-	...returnAllAndLimit('campaign'),
-];
+});

@@ -43,6 +43,8 @@ export interface ApiRequest extends RequestTarget {
 	path: string;
 	qs?: IDataObject;
 	body?: IDataObject;
+	/** Whether a 5xx or a lost answer may be retried; by default only GET, HEAD and PATCH are. */
+	safeToRepeat?: boolean;
 	/** The node's Request Options (timeout, proxy, ignore SSL issues), as RoutingNode prepared them. */
 	transport?: Pick<IHttpRequestOptions, 'timeout' | 'proxy' | 'skipSslCertificateValidation'>;
 	/**
@@ -88,8 +90,8 @@ async function connection(ctx: RequestContext, target: RequestTarget): Promise<C
 	return { baseUrl, key: windowKey(baseUrl, String(credentials.apiKey ?? '')) };
 }
 
-/** Requests that can be sent again after a 5xx or a lost answer without doing anything twice. */
-function safeToRepeat(method: IHttpRequestMethods): boolean {
+/** Methods that can be sent again after a 5xx or a lost answer without doing anything twice. */
+function repeatableMethod(method: IHttpRequestMethods): boolean {
 	return method === 'GET' || method === 'HEAD' || method === 'PATCH';
 }
 
@@ -160,7 +162,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	let request = given;
 	let options: IHttpRequestOptions | undefined;
 
-	const repeatable = safeToRepeat(request.method);
+	const repeatable = given.safeToRepeat ?? repeatableMethod(given.method);
 	let rateLimited = 0;
 	let rateLimitWaited = 0;
 	let failures = 0;
