@@ -6,6 +6,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { CREDENTIAL_TEST_BASE_URL } from '../nodes/OutreachAutomation/transport/baseUrl';
+
 export class OutreachAutomationApi implements ICredentialType {
 	name = 'outreachAutomationApi';
 
@@ -54,7 +56,8 @@ export class OutreachAutomationApi implements ICredentialType {
 	// (A Base URL that is not http(s) fails here as "Invalid URL"; the nodes refuse it by name.)
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{ String($credentials.baseUrl).trim().replace(/\\/+$/, "") }}/api/v1',
+			// The nodes' own Base URL rules, so a URL the nodes accept also passes here.
+			baseURL: CREDENTIAL_TEST_BASE_URL,
 			url: '/leads',
 			qs: { per_page: 1 },
 			method: 'GET',

@@ -1,10 +1,8 @@
 import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 
-import { campaignOperations, campaignProperties } from './resources/campaign';
-import { leadOperations, leadProperties } from './resources/lead';
-import { messageOperations, messageProperties } from './resources/message';
-import { searchCampaigns, searchLeads } from './transport/listSearch';
-import { routeRequest } from './transport/routing';
+import { searchCampaigns, searchLeads } from './listSearch/search';
+import { resourceProperties } from './resources';
+import { checkRoutingContract, routeOperation } from './routing/route';
 
 export class OutreachAutomation implements INodeType {
 	description: INodeTypeDescription = {
@@ -20,32 +18,17 @@ export class OutreachAutomation implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'outreachAutomationApi', required: true }],
-		// No requestDefaults: the pipeline builds every URL from the credential, and RoutingNode would
-		// evaluate an expression baseURL twice per input item before sending anything (measured: 500
-		// items started ~1 s later). Every operation sets `send.paginate`, so RoutingNode hands each
-		// request to the one pipeline.
-		requestOperations: { pagination: routeRequest },
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Campaign', value: 'campaign' },
-					{ name: 'Lead', value: 'lead' },
-					{ name: 'Message', value: 'message' },
-				],
-				default: 'lead',
-			},
-			leadOperations,
-			campaignOperations,
-			messageOperations,
-			...leadProperties,
-			...campaignProperties,
-			...messageProperties,
-		],
+		// Every operation is handed to routeOperation, which builds its request from the resource's
+		// operation table. No requestDefaults: RoutingNode would evaluate an expression baseURL twice
+		// per input item before the first request, and nothing would read it.
+		requestOperations: { pagination: routeOperation },
+		properties: resourceProperties(),
 	};
+
+	constructor() {
+		// Declarative routing the router would ignore fails here, when n8n loads the node.
+		checkRoutingContract(this.description);
+	}
 
 	methods = {
 		listSearch: { searchLeads, searchCampaigns },

@@ -8,10 +8,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { messageFilterOptions, messageFilterQuery, unwrapLocators } from './shared/fields';
-import { searchCampaigns, searchLeads } from './transport/listSearch';
-import type { TriggerState } from './transport/newMessages';
-import { newestMessage, pollNewMessages } from './transport/newMessages';
+import { messageFilterOptions, messageFilterQuery } from './shared/messageFilters';
+import { unwrapLocators } from './shared/parameters';
+import { searchCampaigns, searchLeads } from './listSearch/search';
+import type { TriggerState } from './trigger/newMessages';
+import { newestMessage, pollNewMessages } from './trigger/newMessages';
 
 export class OutreachAutomationTrigger implements INodeType {
 	description: INodeTypeDescription = {

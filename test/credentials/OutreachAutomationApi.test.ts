@@ -75,4 +75,17 @@ describe('Outreach Automation API credential', () => {
 		expect(items).toHaveLength(2);
 		expect(sandbox.requests().slice(before).map((r) => r.path)).toEqual(['/api/v1/leads', '/api/v1/leads']);
 	});
+
+	it.each([
+		['ending in /api/v1', (url: string) => `${url}/api/v1`],
+		['ending in /api/v1/ with spaces around', (url: string) => `  ${url}/api/v1/ `],
+	])('the credential test and the node both reach /api/v1/... with a Base URL %s', async (_form, baseUrl) => {
+		const before = sandbox.requests().length;
+		const credentials = { baseUrl: baseUrl(sandbox.url), apiKey: 'good-key-123' };
+		expect((await testCredential(credentials)).status).toBe('OK');
+		const { items, error } = await runNode(credentials, { resource: 'lead', operation: 'getAll', limit: 2 });
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(2);
+		expect(sandbox.requests().slice(before).map((r) => r.path)).toEqual(['/api/v1/leads', '/api/v1/leads']);
+	});
 });

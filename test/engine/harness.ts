@@ -291,6 +291,13 @@ export async function listSearch(
 	return await search.call(ctx, filter, paginationToken);
 }
 
+/** An expression of the credential (e.g. its test request's baseURL), evaluated as n8n does with `$credentials`. */
+export function evaluateCredentialExpression(expression: string, credentials: Credentials): unknown {
+	const node = actionNode({ resource: 'lead', operation: 'get' });
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	return workflow.expression.getSimpleParameterValue(node, expression, 'internal', { $credentials: credentials });
+}
+
 /**
  * The credential's test, run the way n8n's CredentialsTester runs it: a temporary node whose only
  * routing is the test request, through RoutingNode, then the rules. Returns n8n's verdict.

@@ -5,12 +5,6 @@ export const CREDENTIAL_TYPE = 'outreachAutomationApi';
 /** Every endpoint lives under this path of the credential's Base URL. */
 export const API_PREFIX = '/api/v1';
 
-/**
- * The spec names the profile address neutrally; the service's wire name is `linkedin_url`
- * (snake_case like every other field). Change it here only.
- */
-export const PROFILE_URL_FIELD = 'linkedin_url';
-
 /** The largest page we ask for; the server may clamp it and says so in `meta.per_page`. */
 export const MAX_PAGE_SIZE = 100;
 

@@ -18,7 +18,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The server's own words, read in the design note's order: error.message, error, message, errors[]. */
+/** The server's own words, looked for in this order: error.message, error, message, errors[]. */
 export function serverMessage(body: unknown): string | undefined {
 	if (!isObject(body)) return undefined;
 	const { error } = body;
@@ -180,6 +180,23 @@ export function notEnvelopeError(
 		message: 'The answer is not an Outreach Automation API response',
 		description: `${url} answered HTTP ${status} with: ${excerpt}. Check the Base URL in the credential (the host root, without /api/v1).`,
 		httpCode: String(status),
+		itemIndex: target.itemIndex,
+	});
+}
+
+/** A page after the first repeated only items already read: the server seems to ignore `page`. */
+export function pagingIgnoredError(
+	node: INode,
+	page: number,
+	distinct: number,
+	total: number | undefined,
+	target: RequestTarget,
+	advice = '',
+): NodeApiError {
+	const of = total !== undefined ? ` of ${total}` : '';
+	return new NodeApiError(node, { page, total: total ?? null }, {
+		message: 'The service returned the same items again for another page: it seems to ignore paging',
+		description: `Page ${page} repeated items already received (${distinct} distinct so far${of}). ${advice}`.trim(),
 		itemIndex: target.itemIndex,
 	});
 }

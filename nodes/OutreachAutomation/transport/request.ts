@@ -18,6 +18,7 @@ import {
 	SERVER_ERROR_BASE_DELAY_MS,
 	SERVER_ERROR_MAX_RETRIES,
 } from './constants';
+import { checkedBaseUrl } from './baseUrl';
 import type { RequestTarget } from './errors';
 import { httpError, networkError, notEnvelopeError, rateLimitError } from './errors';
 import {
@@ -42,6 +43,8 @@ export interface ApiRequest extends RequestTarget {
 	path: string;
 	qs?: IDataObject;
 	body?: IDataObject;
+	/** Whether a 5xx or a lost answer may be retried; by default only GET, HEAD and PATCH are. */
+	safeToRepeat?: boolean;
 	/** The node's Request Options (timeout, proxy, ignore SSL issues), as RoutingNode prepared them. */
 	transport?: Pick<IHttpRequestOptions, 'timeout' | 'proxy' | 'skipSslCertificateValidation'>;
 	/**
@@ -71,19 +74,9 @@ interface Connection {
 	key: string;
 }
 
-/**
- * The credential's Base URL, checked before any request: the service's host root, trailing
- * slashes tolerated. Returns it without the trailing slash.
- */
-export function normalizeBaseUrl(raw: unknown): string | undefined {
-	const value = typeof raw === 'string' ? raw.trim() : '';
-	if (!/^https?:\/\/[^\s/]+/i.test(value)) return undefined;
-	return value.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
-}
-
 async function connection(ctx: RequestContext, target: RequestTarget): Promise<Connection> {
 	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-	const baseUrl = normalizeBaseUrl(credentials.baseUrl);
+	const baseUrl = checkedBaseUrl(credentials.baseUrl);
 	if (!baseUrl) {
 		throw new NodeOperationError(
 			ctx.getNode(),
@@ -97,8 +90,8 @@ async function connection(ctx: RequestContext, target: RequestTarget): Promise<C
 	return { baseUrl, key: windowKey(baseUrl, String(credentials.apiKey ?? '')) };
 }
 
-/** Requests that can be sent again after a 5xx or a lost answer without doing anything twice. */
-function safeToRepeat(method: IHttpRequestMethods): boolean {
+/** Methods that can be sent again after a 5xx or a lost answer without doing anything twice. */
+function repeatableMethod(method: IHttpRequestMethods): boolean {
 	return method === 'GET' || method === 'HEAD' || method === 'PATCH';
 }
 
@@ -169,10 +162,17 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	let request = given;
 	let options: IHttpRequestOptions | undefined;
 
-	const repeatable = safeToRepeat(request.method);
+	const repeatable = given.safeToRepeat ?? repeatableMethod(given.method);
 	let rateLimited = 0;
 	let rateLimitWaited = 0;
 	let failures = 0;
+	// After a 5xx or a lost answer: wait and go again, only while the request is safe to repeat.
+	const retryAfterFailure = async (): Promise<boolean> => {
+		failures++;
+		if (!repeatable || failures > SERVER_ERROR_MAX_RETRIES) return false;
+		await sleep(backoff(failures - 1));
+		return true;
+	};
 
 	for (let attempt = 1; ; attempt++) {
 		const slot = await acquireSlot(key);
@@ -202,11 +202,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 			if (error instanceof NodeOperationError) throw new NodeOperationError(node, error);
 			// n8n wraps transport failures in its own NodeApiError whose cause holds the request
 			// (headers included): keep only the error code, never the original object.
-			failures++;
-			if (repeatable && failures <= SERVER_ERROR_MAX_RETRIES) {
-				await sleep(backoff(failures - 1));
-				continue;
-			}
+			if (await retryAfterFailure()) continue;
 			throw networkError(node, networkCode(error), baseUrl, request, {
 				attempts: attempt,
 				notRepeated: !repeatable,
@@ -232,11 +228,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 		}
 
 		if (status >= 500) {
-			failures++;
-			if (repeatable && failures <= SERVER_ERROR_MAX_RETRIES) {
-				await sleep(backoff(failures - 1));
-				continue;
-			}
+			if (await retryAfterFailure()) continue;
 			throw httpError(node, status, body, request, { attempts: attempt, notRepeated: !repeatable });
 		}
 

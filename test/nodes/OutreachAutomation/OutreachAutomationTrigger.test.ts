@@ -6,7 +6,7 @@ import type { IDataObject, INodeParameters, IPollFunctions } from 'n8n-workflow'
 import { NodeApiError } from 'n8n-workflow';
 
 import { OutreachAutomationTrigger } from '../../../nodes/OutreachAutomation/OutreachAutomationTrigger.node';
-import { MAX_REMEMBERED_IDS } from '../../../nodes/OutreachAutomation/transport/newMessages';
+import { MAX_REMEMBERED_IDS } from '../../../nodes/OutreachAutomation/trigger/newMessages';
 import { TriggerHarness } from '../../engine/harness';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 
@@ -435,5 +435,20 @@ describe('Outreach Automation Trigger errors', () => {
 		expect(h.state()).toEqual({});
 		// A single request each: a 401 is not retried.
 		expect(sandbox.requests().filter((r) => r.status === 401)).toHaveLength(2);
+	});
+
+	it('a server that ignores `page` fails the poll with the paging error, emits nothing and moves no state', async () => {
+		sandbox.reset({ leads: 5, campaigns: 1, messages: 250 });
+		const h = new TriggerHarness({ baseUrl: sandbox.url, apiKey: KEY }, { options: { emitExisting: true } });
+		sandbox.config({ ignorePage: true });
+		try {
+			const error = await h.poll().catch((e: unknown) => e);
+			expect(error).toBeInstanceOf(NodeApiError);
+			expect((error as NodeApiError).message).toMatch(/ignore paging/);
+			expect((error as NodeApiError).description).toMatch(/Nothing was emitted; the next poll tries again\.$/);
+			expect(h.state()).toEqual({});
+		} finally {
+			sandbox.config({ ignorePage: false });
+		}
 	});
 });

@@ -1,8 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from './constants';
-import { apiRequest } from './request';
+import { MAX_PAGE_SIZE } from '../transport/constants';
+import { PageWalker } from '../transport/pages';
 
 /** How many known ids the trigger remembers; see README "Trigger" for why this is enough. */
 export const MAX_REMEMBERED_IDS = 1000;
@@ -34,6 +33,8 @@ interface Listing {
 	items: IDataObject[];
 	total: number;
 	perPage: number;
+	/** The walker's verdict: no page follows. */
+	last: boolean;
 }
 
 const idOf = (item: IDataObject) => String(item.id);
@@ -45,14 +46,11 @@ const reversed = (items: IDataObject[]) => [...items].reverse();
 const pageCount = (listing: Listing) => Math.max(1, Math.ceil(listing.total / listing.perPage));
 
 /**
- * The message list as one poll reads it: each page requested at most once, the page size the
- * server really uses (it may clamp `per_page`), and a server that ignores `page` reported
- * instead of being taken for new messages.
+ * The message list as one poll reads it, through the page walker (each page requested at most once,
+ * the page size the server really uses, a server ignoring `page` reported), within n8n's poll budget.
  */
 class Pages {
-	private readonly cache = new Map<number, Listing>();
-
-	private readonly ids = new Set<string>();
+	private readonly walker: PageWalker;
 
 	perPage = MAX_PAGE_SIZE;
 
@@ -62,43 +60,32 @@ class Pages {
 	outOfTime = false;
 
 	constructor(
-		private readonly ctx: IPollFunctions,
-		private readonly qs: IDataObject,
+		ctx: IPollFunctions,
+		qs: IDataObject,
 		private readonly budgetEnds?: number,
-	) {}
+	) {
+		this.walker = new PageWalker(
+			ctx,
+			{ method: 'GET', path: '/messages', qs, resource: 'Message' },
+			{ advice: 'Nothing was emitted; the next poll tries again.' },
+		);
+	}
 
-	async get(page: number): Promise<Listing> {
-		const cached = this.cache.get(page);
-		if (cached) return cached;
-		// The first request always goes out; later ones only while the budget lasts. Past it, pages
-		// read as empty so every loop ends at once, and the caller drops the result.
-		if (this.outOfTime || (this.cache.size > 0 && this.budgetEnds !== undefined && Date.now() > this.budgetEnds)) {
-			this.outOfTime = true;
-			return { items: [], total: this.total, perPage: this.perPage };
+	async get(number: number): Promise<Listing> {
+		if (!this.walker.has(number)) {
+			// The first request always goes out; later ones only while the budget lasts. Past it, pages
+			// read as empty so every loop ends at once, and the caller drops the result.
+			const late = this.budgetEnds !== undefined && Date.now() > this.budgetEnds;
+			if (this.outOfTime || (this.walker.requests > 0 && late)) {
+				this.outOfTime = true;
+				return { items: [], total: this.total, perPage: this.perPage, last: true };
+			}
+			const page = await this.walker.page(number);
+			this.perPage = page.perPage;
+			this.total = page.total ?? page.items.length;
 		}
-		const { data, meta } = await apiRequest(this.ctx, {
-			method: 'GET',
-			path: '/messages',
-			qs: { ...this.qs, page, per_page: MAX_PAGE_SIZE },
-			resource: 'Message',
-		});
-		const items = (Array.isArray(data) ? data : []) as IDataObject[];
-		if (this.cache.size > 0 && items.length > 0 && items.every((item) => this.ids.has(idOf(item)))) {
-			throw new NodeApiError(
-				this.ctx.getNode(),
-				{ page },
-				{
-					message: 'The service returned the same messages again for another page: it seems to ignore paging',
-					description: `Page ${page} repeated messages already read in this poll. Nothing was emitted; the next poll tries again.`,
-				},
-			);
-		}
-		for (const item of items) this.ids.add(idOf(item));
-		this.perPage = typeof meta?.per_page === 'number' && meta.per_page > 0 ? meta.per_page : MAX_PAGE_SIZE;
-		this.total = typeof meta?.total === 'number' ? meta.total : items.length;
-		const listing = { items, total: this.total, perPage: this.perPage };
-		this.cache.set(page, listing);
-		return listing;
+		const page = await this.walker.page(number);
+		return { items: page.items, total: page.total ?? page.items.length, perPage: page.perPage, last: page.last };
 	}
 }
 
@@ -166,7 +153,7 @@ async function initialState(pages: Pages, filterKey: string): Promise<PollResult
 }
 
 /** First activation with "emit existing": the whole list, once, oldest first. */
-async function everything(pages: Pages, filterKey: string): Promise<PollResult> {
+async function emitEverything(pages: Pages, filterKey: string): Promise<PollResult> {
 	const all: IDataObject[] = [];
 	const taken = new Set<string>();
 	for (let page = 1; ; page++) {
@@ -177,7 +164,7 @@ async function everything(pages: Pages, filterKey: string): Promise<PollResult> 
 			taken.add(idOf(item));
 			all.push(item);
 		}
-		if (listing.items.length < listing.perPage || page * listing.perPage >= listing.total) break;
+		if (listing.last) break;
 	}
 	const order = orderFromTimestamps(all);
 	const newestFirst = (order ?? guessOrder(all)) === 'oldest' ? reversed(all) : all;
@@ -193,7 +180,7 @@ async function* newestFirstPages(pages: Pages, order: ListOrder, guessPage: numb
 		for (let page = 1; ; page++) {
 			const listing = await pages.get(page);
 			yield listing.items;
-			if (listing.items.length < listing.perPage || page * listing.perPage >= listing.total) return;
+			if (listing.last) return;
 		}
 	}
 	// Oldest first: the newest messages are on the last page. Ask for the page that was last at the
@@ -307,7 +294,7 @@ export async function pollNewMessages(
 	const pages = new Pages(ctx, qs, budgetEnds);
 	let result: PollResult;
 	if (previous.filterKey !== filterKey) {
-		result = emitExisting ? await everything(pages, filterKey) : await initialState(pages, filterKey);
+		result = emitExisting ? await emitEverything(pages, filterKey) : await initialState(pages, filterKey);
 	} else {
 		result = await newSinceLastPoll(pages, previous);
 	}

@@ -1,10 +1,10 @@
-import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { apiRequest } from './request';
+import { PageWalker } from '../transport/pages';
 
 const PAGE_SIZE = 50;
 
-function label(item: Record<string, unknown>, fields: string[]): string {
+function label(item: IDataObject, fields: string[]): string {
 	const parts = fields.map((field) => item[field]).filter((value) => typeof value === 'string' && value);
 	return parts.length ? `${parts.join(' ')} (${String(item.id)})` : String(item.id);
 }
@@ -26,27 +26,23 @@ async function search(
 	filterLocally: boolean,
 ): Promise<INodeListSearchResult> {
 	const wanted = filter?.trim().toLowerCase() || undefined;
+	const qs = wanted && !filterLocally ? { search: wanted } : {};
+	const walker = new PageWalker(ctx, { method: 'GET', path, qs }, { pageSize: PAGE_SIZE });
 	const results: INodeListSearchResult['results'] = [];
-	let page = Number(token ?? 1) || 1;
-	for (let read = 0; read < (filterLocally && wanted ? MAX_LOCAL_PAGES : 1); read++) {
-		const qs: Record<string, string | number> = { page, per_page: PAGE_SIZE };
-		if (wanted && !filterLocally) qs.search = wanted;
-		const { data, meta } = await apiRequest(ctx, { method: 'GET', path, qs });
-		const items = (Array.isArray(data) ? data : []) as Array<Record<string, unknown>>;
-		for (const item of items) {
+	const maxPages = filterLocally && wanted ? MAX_LOCAL_PAGES : 1;
+	let number = Number(token ?? 1) || 1;
+	for await (const page of walker.pages(number)) {
+		for (const item of page.items) {
 			const name = label(item, fields);
 			if (!filterLocally || !wanted || name.toLowerCase().includes(wanted)) {
 				results.push({ name, value: String(item.id) });
 			}
 		}
-		const total = typeof meta?.total === 'number' ? meta.total : undefined;
-		const perPage = typeof meta?.per_page === 'number' ? meta.per_page : PAGE_SIZE;
-		const more = items.length >= perPage && (total === undefined || page * perPage < total);
-		if (!more) return { results };
-		page++;
-		if (results.length) break;
+		if (page.last) return { results };
+		number++;
+		if (results.length || walker.requests >= maxPages) break;
 	}
-	return { results, paginationToken: String(page) };
+	return { results, paginationToken: String(number) };
 }
 
 export async function searchLeads(

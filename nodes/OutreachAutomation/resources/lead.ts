@@ -1,22 +1,14 @@
-import type {
-	IDataObject,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
 
-import {
-	assignFilled,
-	idPath,
-	invalid,
-	locator,
-	param,
-	type RequestBuilders,
-	returnAllAndLimit,
-	routed,
-	showFor,
-} from '../../shared/fields';
-import { PROFILE_URL_FIELD } from '../../transport/constants';
+import { locator } from '../shared/locator';
+import { assignFilled, invalid, param } from '../shared/parameters';
+import { defineResource } from './table';
+
+/**
+ * The service's wire name for the profile address (snake_case like every other field). Change it
+ * here only.
+ */
+const PROFILE_URL_FIELD = 'linkedin_url';
 
 /** The lead's own fields: top-level on Create, inside "Update Fields" on Update. */
 const leadFields: INodeProperties[] = [
@@ -101,140 +93,143 @@ function leadBody(ctx: IExecuteSingleFunctions, values: IDataObject): IDataObjec
 	return body;
 }
 
-async function createBody(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
-	const values: IDataObject = { ...param<IDataObject>(this, 'additionalFields', {}) };
-	for (const field of leadFields) values[field.name] = param(this, field.name, '');
-	const body = leadBody(this, values);
+function createBody(ctx: IExecuteSingleFunctions): IDataObject {
+	const values: IDataObject = { ...param<IDataObject>(ctx, 'additionalFields', {}) };
+	for (const field of leadFields) values[field.name] = param(ctx, field.name, '');
+	const body = leadBody(ctx, values);
 	if (!Object.keys(body).length) {
-		invalid(this, 'A lead needs at least one field', 'Fill First Name, Last Name or LinkedIn Profile URL.');
+		invalid(ctx, 'A lead needs at least one field', 'Fill First Name, Last Name or LinkedIn Profile URL.');
 	}
-	requestOptions.body = body;
-	return requestOptions;
+	return body;
 }
 
-async function updateBody(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
-	const body = leadBody(this, param<IDataObject>(this, 'updateFields', {}));
+function updateBody(ctx: IExecuteSingleFunctions): IDataObject {
+	const body = leadBody(ctx, param<IDataObject>(ctx, 'updateFields', {}));
 	if (!Object.keys(body).length) {
-		invalid(this, 'Update Fields is empty: nothing to update', 'Add at least one field to change.');
+		invalid(ctx, 'Update Fields is empty: nothing to update', 'Add at least one field to change.');
 	}
-	requestOptions.body = body;
-	return requestOptions;
+	return body;
 }
 
-async function listQuery(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
-	const filters = param<IDataObject>(this, 'filters', {});
-	requestOptions.qs = assignFilled({}, { search: filters.search, campaign_id: filters.campaignId });
-	return requestOptions;
+function listQuery(ctx: IExecuteSingleFunctions): IDataObject {
+	const filters = param<IDataObject>(ctx, 'filters', {});
+	return assignFilled({}, { search: filters.search, campaign_id: filters.campaignId });
 }
 
-const leadPath = idPath('/leads/{id}', 'leadId', 'Lead ID');
+const leadId = { parameter: 'leadId', label: 'Lead ID' };
 
-export const leadBuilders: RequestBuilders = {
-	create: [createBody],
-	delete: [leadPath],
-	get: [leadPath],
-	getAll: [listQuery],
-	update: [leadPath, updateBody],
+const leadPicker: INodeProperties = locator({
+	name: 'leadId',
+	displayName: 'Lead',
+	kind: 'lead',
+	required: true,
+	description: 'The lead to work on. Choose from the list, or specify an ID.',
+});
+
+const additionalFields: INodeProperties = {
+	displayName: 'Additional Fields',
+	name: 'additionalFields',
+	type: 'collection',
+	placeholder: 'Add Field',
+	default: {},
+	options: moreLeadFields,
 };
 
-export const leadOperations: INodeProperties = {
-	displayName: 'Operation',
-	name: 'operation',
-	type: 'options',
-	noDataExpression: true,
-	displayOptions: { show: { resource: ['lead'] } },
+const updateFields: INodeProperties = {
+	displayName: 'Update Fields',
+	name: 'updateFields',
+	type: 'collection',
+	placeholder: 'Add Field',
+	default: {},
+	description: 'Only the fields added here are sent; the others keep their values',
+	options: [...leadFields, ...moreLeadFields],
+};
+
+const listFilters: INodeProperties = {
+	displayName: 'Filters',
+	name: 'filters',
+	type: 'collection',
+	placeholder: 'Add Filter',
+	default: {},
 	options: [
+		locator({
+			name: 'campaignId',
+			displayName: 'Campaign',
+			kind: 'campaign',
+			description: 'Only leads of this campaign',
+		}),
+		{
+			displayName: 'Search',
+			name: 'search',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. Acme',
+			description: 'Text to look for in name, company and title',
+		},
+	],
+};
+
+export const lead = defineResource({
+	value: 'lead',
+	name: 'Lead',
+	defaultOperation: 'create',
+	operations: [
 		{
 			name: 'Create',
 			value: 'create',
 			action: 'Create a lead',
 			description: 'Create a new lead',
-			routing: routed('POST', '/leads'),
+			method: 'POST',
+			path: '/leads',
+			body: createBody,
+			safeToRepeat: false,
+			fields: [...leadFields, additionalFields],
 		},
 		{
 			name: 'Delete',
 			value: 'delete',
 			action: 'Delete a lead',
 			description: 'Delete a lead',
-			routing: routed('DELETE'),
+			method: 'DELETE',
+			path: '/leads/{id}',
+			id: leadId,
+			safeToRepeat: false,
+			fields: [leadPicker],
 		},
 		{
 			name: 'Get',
 			value: 'get',
 			action: 'Get a lead',
 			description: 'Get a lead by ID',
-			routing: routed('GET'),
+			method: 'GET',
+			path: '/leads/{id}',
+			id: leadId,
+			safeToRepeat: true,
+			fields: [leadPicker],
 		},
 		{
 			name: 'Get Many',
 			value: 'getAll',
 			action: 'Get many leads',
 			description: 'List leads, optionally filtered by search text or campaign',
-			routing: routed('GET', '/leads'),
+			method: 'GET',
+			path: '/leads',
+			query: listQuery,
+			list: true,
+			safeToRepeat: true,
+			fields: [listFilters],
 		},
 		{
 			name: 'Update',
 			value: 'update',
 			action: 'Update a lead',
 			description: 'Change some fields of a lead, leaving the others as they are',
-			routing: routed('PATCH'),
+			method: 'PATCH',
+			path: '/leads/{id}',
+			id: leadId,
+			body: updateBody,
+			safeToRepeat: true,
+			fields: [leadPicker, updateFields],
 		},
 	],
-	default: 'create',
-};
-
-export const leadProperties: INodeProperties[] = [
-	locator({
-		name: 'leadId',
-		displayName: 'Lead',
-		kind: 'lead',
-		required: true,
-		description: 'The lead to work on. Choose from the list, or specify an ID.',
-		displayOptions: showFor('lead', ['get', 'update', 'delete']),
-	}),
-	...leadFields.map((field) => ({ ...field, displayOptions: showFor('lead', ['create']) })),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		displayOptions: showFor('lead', ['create']),
-		options: moreLeadFields,
-	},
-	{
-		displayName: 'Update Fields',
-		name: 'updateFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		displayOptions: showFor('lead', ['update']),
-		description: 'Only the fields added here are sent; the others keep their values',
-		options: [...leadFields, ...moreLeadFields],
-	},
-	...returnAllAndLimit('lead'),
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		displayOptions: showFor('lead', ['getAll']),
-		options: [
-			locator({
-				name: 'campaignId',
-				displayName: 'Campaign',
-				kind: 'campaign',
-				description: 'Only leads of this campaign',
-			}),
-			{
-				displayName: 'Search',
-				name: 'search',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. Acme',
-				description: 'Text to look for in name, company and title',
-			},
-		],
-	},
-];
+});

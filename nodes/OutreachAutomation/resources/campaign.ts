@@ -1,0 +1,275 @@
+import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
+
+import { locator } from '../shared/locator';
+import { assignFilled, invalid, param } from '../shared/parameters';
+import { defineResource, emptyBody } from './table';
+
+const CUSTOM_TYPE = '__custom';
+
+// n8n reads "{{" as the start of an expression, so inside one the literal needs its braces printed.
+const NOTE_HINT =
+	'Sent as written: the service puts each lead\'s first name in place of {{firstName}}. In an expression, write {{ "{{" }}firstName}} to keep it literal.';
+
+/** The step builder's entries, in the order the user sorted them, as the API's steps. */
+function builtSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
+	const entries = (param<IDataObject>(ctx, 'steps', {}).step ?? []) as IDataObject[];
+	return entries.map((entry, index) => {
+		const position = `Steps: step ${index + 1}`;
+		if (entry.type === 'message') {
+			const body = String(entry.body ?? '');
+			if (!body.trim()) invalid(ctx, `${position} (Message) has no Body`);
+			const delay = Number(entry.delayDays ?? 0);
+			if (!Number.isInteger(delay) || delay < 0) {
+				invalid(ctx, `${position} (Message): Delay Days must be a whole number of 0 or more, not ${entry.delayDays}`);
+			}
+			return { type: 'message', delay_days: delay, body };
+		}
+		const step: IDataObject = { type: 'connection_request' };
+		if (typeof entry.note === 'string' && entry.note !== '') step.note = entry.note;
+		return step;
+	});
+}
+
+/** Raw JSON steps, for step types the builder does not know. */
+function jsonSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
+	let steps = param<unknown>(ctx, 'stepsJson', '[]');
+	if (typeof steps === 'string') {
+		try {
+			steps = JSON.parse(steps);
+		} catch (error) {
+			invalid(ctx, `Steps (JSON) is not valid JSON: ${(error as Error).message}`);
+		}
+	}
+	if (!Array.isArray(steps)) invalid(ctx, 'Steps (JSON) must be an array of steps, e.g. [{"type": "connection_request"}]');
+	(steps as unknown[]).forEach((step, index) => {
+		if (typeof step !== 'object' || step === null || Array.isArray(step)) {
+			invalid(ctx, `Steps (JSON): step ${index + 1} must be an object`);
+		}
+		if (typeof (step as IDataObject).type !== 'string' || !(step as IDataObject).type) {
+			invalid(ctx, `Steps (JSON): step ${index + 1} has no "type"`);
+		}
+	});
+	return steps as IDataObject[];
+}
+
+function createBody(ctx: IExecuteSingleFunctions): IDataObject {
+	const name = param(ctx, 'name', '').trim();
+	if (!name) invalid(ctx, 'Name is empty', 'Give the campaign a name.');
+	let type = param<string>(ctx, 'campaignType', 'connection_message');
+	if (type === CUSTOM_TYPE) {
+		type = param(ctx, 'customType', '').trim();
+		if (!type) invalid(ctx, 'Custom Type is empty', 'Enter the campaign type the service expects.');
+	}
+	const steps = param<string>(ctx, 'stepsMode', 'builder') === 'json' ? jsonSteps(ctx) : builtSteps(ctx);
+	if (!steps.length) invalid(ctx, 'A campaign needs at least one step', 'Add a step under Steps.');
+	return assignFilled({ name, type, steps }, { lead_list_id: param(ctx, 'leadListId', '') });
+}
+
+const campaignId = { parameter: 'campaignId', label: 'Campaign ID' };
+
+const campaignPicker: INodeProperties = locator({
+	name: 'campaignId',
+	displayName: 'Campaign',
+	kind: 'campaign',
+	required: true,
+	description: 'The campaign to work on. Choose from the list, or specify an ID.',
+});
+
+const nameField: INodeProperties = {
+	displayName: 'Name',
+	name: 'name',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. Q3 founders outreach',
+};
+
+const campaignTypeField: INodeProperties = {
+	displayName: 'Type',
+	name: 'campaignType',
+	type: 'options',
+	default: 'connection_message',
+	options: [
+		{
+			name: 'Connection + Messages',
+			value: 'connection_message',
+			description: 'A connection request followed by messages (connection_message)',
+		},
+		{
+			name: 'Custom',
+			value: CUSTOM_TYPE,
+			description: 'Another type your service supports',
+		},
+	],
+};
+
+const customTypeField: INodeProperties = {
+	displayName: 'Custom Type',
+	name: 'customType',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. inmail_sequence',
+	displayOptions: { show: { campaignType: [CUSTOM_TYPE] } },
+};
+
+const leadListIdField: INodeProperties = {
+	displayName: 'Lead List ID',
+	name: 'leadListId',
+	type: 'string',
+	default: '',
+	description: 'The list of leads the campaign targets (leads created with this Lead List ID)',
+};
+
+const stepsModeField: INodeProperties = {
+	displayName: 'Steps Input',
+	name: 'stepsMode',
+	type: 'options',
+	default: 'builder',
+	options: [
+		{ name: 'Step Builder', value: 'builder', description: 'Connection requests and messages' },
+		{ name: 'JSON', value: 'json', description: 'Raw steps, for step types the builder does not offer' },
+	],
+};
+
+const stepsField: INodeProperties = {
+	displayName: 'Steps',
+	name: 'steps',
+	type: 'fixedCollection',
+	placeholder: 'Add Step',
+	default: {},
+	typeOptions: { multipleValues: true, sortable: true },
+	displayOptions: { show: { stepsMode: ['builder'] } },
+	description: 'Run in this order; drag to reorder',
+	options: [
+		{
+			displayName: 'Step',
+			name: 'step',
+			values: [
+				{
+					displayName: 'Step Type',
+					name: 'type',
+					type: 'options',
+					default: 'connection_request',
+					options: [
+						{ name: 'Connection Request', value: 'connection_request' },
+						{ name: 'Message', value: 'message' },
+					],
+				},
+				{
+					displayName: 'Note',
+					name: 'note',
+					type: 'string',
+					default: '',
+					typeOptions: { rows: 3 },
+					placeholder: 'e.g. Hi {{firstName}}, great to connect!',
+					hint: NOTE_HINT,
+					description: 'Text sent with the connection request',
+					displayOptions: { show: { type: ['connection_request'] } },
+				},
+				{
+					displayName: 'Delay Days',
+					name: 'delayDays',
+					type: 'number',
+					default: 1,
+					typeOptions: { minValue: 0, numberPrecision: 0 },
+					description: 'Days to wait after the previous step',
+					displayOptions: { show: { type: ['message'] } },
+				},
+				{
+					displayName: 'Body',
+					name: 'body',
+					type: 'string',
+					default: '',
+					typeOptions: { rows: 4 },
+					description: 'Text of the message',
+					displayOptions: { show: { type: ['message'] } },
+				},
+			],
+		},
+	],
+};
+
+const stepsJsonField: INodeProperties = {
+	displayName: 'Steps (JSON)',
+	name: 'stepsJson',
+	type: 'json',
+	default: '[\n  { "type": "connection_request", "note": "Hi {{firstName}}" },\n  { "type": "message", "delay_days": 2, "body": "Thanks for connecting!" }\n]',
+	description: 'An array of steps as the API takes them; any step type the service supports',
+	displayOptions: { show: { stepsMode: ['json'] } },
+};
+
+export const campaign = defineResource({
+	value: 'campaign',
+	name: 'Campaign',
+	defaultOperation: 'create',
+	operations: [
+		{
+			name: 'Create',
+			value: 'create',
+			action: 'Create a campaign',
+			description: 'Create a campaign (as a draft) with its steps',
+			method: 'POST',
+			path: '/campaigns',
+			body: createBody,
+			safeToRepeat: false,
+			fields: [nameField, campaignTypeField, customTypeField, leadListIdField, stepsModeField, stepsField, stepsJsonField],
+		},
+		{
+			name: 'Get',
+			value: 'get',
+			action: 'Get a campaign',
+			description: 'Get a campaign by ID',
+			method: 'GET',
+			path: '/campaigns/{id}',
+			id: campaignId,
+			safeToRepeat: true,
+			fields: [campaignPicker],
+		},
+		{
+			name: 'Get Analytics',
+			value: 'getAnalytics',
+			action: 'Get analytics of a campaign',
+			description: 'Get connection rate, reply rate and per-step metrics',
+			method: 'GET',
+			path: '/campaigns/{id}/analytics',
+			id: campaignId,
+			safeToRepeat: true,
+			fields: [campaignPicker],
+		},
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many campaigns',
+			description: 'List campaigns',
+			method: 'GET',
+			path: '/campaigns',
+			list: true,
+			safeToRepeat: true,
+		},
+		{
+			name: 'Pause',
+			value: 'pause',
+			action: 'Pause a campaign',
+			description: 'Pause an active campaign',
+			method: 'POST',
+			path: '/campaigns/{id}/pause',
+			id: campaignId,
+			body: emptyBody,
+			safeToRepeat: false,
+			fields: [campaignPicker],
+		},
+		{
+			name: 'Start',
+			value: 'start',
+			action: 'Start a campaign',
+			description: 'Start a draft or paused campaign',
+			method: 'POST',
+			path: '/campaigns/{id}/start',
+			id: campaignId,
+			body: emptyBody,
+			safeToRepeat: false,
+			fields: [campaignPicker],
+		},
+	],
+});

@@ -1,0 +1,97 @@
+import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
+
+import { locator } from '../shared/locator';
+import { messageFilterOptions, messageFilterQuery } from '../shared/messageFilters';
+import { invalid, param } from '../shared/parameters';
+import { defineResource } from './table';
+
+function sendBody(ctx: IExecuteSingleFunctions): IDataObject {
+	const leadId = String(param<unknown>(ctx, 'leadId', '') ?? '').trim();
+	if (!leadId) invalid(ctx, 'Lead is empty', 'Pick the lead to write to, or paste its ID.');
+	const body = param<unknown>(ctx, 'body', '');
+	if (typeof body !== 'string' || !body.trim()) invalid(ctx, 'Body is empty', 'Write the text of the message.');
+	return { lead_id: leadId, body };
+}
+
+function listQuery(ctx: IExecuteSingleFunctions): IDataObject {
+	return messageFilterQuery(param<IDataObject>(ctx, 'filters', {}));
+}
+
+const recipient: INodeProperties = locator({
+	name: 'leadId',
+	displayName: 'Lead',
+	kind: 'lead',
+	required: true,
+	description: 'The lead who receives the message. Choose from the list, or specify an ID.',
+});
+
+const bodyField: INodeProperties = {
+	displayName: 'Body',
+	name: 'body',
+	type: 'string',
+	required: true,
+	default: '',
+	typeOptions: { rows: 4 },
+	placeholder: 'e.g. Thanks for connecting, Ada!',
+	description: 'Text of the message',
+};
+
+const messageIdField: INodeProperties = {
+	displayName: 'Message ID',
+	name: 'messageId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. msg_1a2b3c',
+};
+
+const listFilters: INodeProperties = {
+	displayName: 'Filters',
+	name: 'filters',
+	type: 'collection',
+	placeholder: 'Add Filter',
+	default: {},
+	options: messageFilterOptions('replied'),
+};
+
+export const message = defineResource({
+	value: 'message',
+	name: 'Message',
+	defaultOperation: 'send',
+	operations: [
+		{
+			name: 'Get',
+			value: 'get',
+			action: 'Get a message',
+			description: 'Get a message by ID',
+			method: 'GET',
+			path: '/messages/{id}',
+			id: { parameter: 'messageId', label: 'Message ID' },
+			safeToRepeat: true,
+			fields: [messageIdField],
+		},
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many messages',
+			description: 'List messages, optionally filtered by lead, campaign or status',
+			method: 'GET',
+			path: '/messages',
+			query: listQuery,
+			list: true,
+			safeToRepeat: true,
+			fields: [listFilters],
+		},
+		{
+			name: 'Send',
+			value: 'send',
+			action: 'Send a message',
+			description: 'Send a message to a lead',
+			method: 'POST',
+			path: '/messages',
+			body: sendBody,
+			safeToRepeat: false,
+			fields: [recipient, bodyField],
+		},
+	],
+});

@@ -1,0 +1,132 @@
+import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
+
+/**
+ * Reads an operation's parameters and returns one part of its request (query or body), refusing bad
+ * input. Runs when the request's turn in the rate-limit window comes, not while n8n prepares every
+ * input item: reading parameters evaluates their expressions, about a millisecond per item.
+ */
+export type RequestPart = (ctx: IExecuteSingleFunctions) => IDataObject;
+
+interface OperationBase {
+	/** The option as the editor lists it (`value` is stored in users' workflows: never rename it). */
+	value: string;
+	name: string;
+	action: string;
+	description: string;
+	/** Below /api/v1. A `{id}` in it is replaced by the URL-encoded value of the `id` parameter. */
+	path: string;
+	/** The parameter that fills `{id}`, and how messages name it ("Lead ID is empty"). */
+	id?: { parameter: string; label: string };
+	query?: RequestPart;
+	/** Whether a 5xx or a lost answer may be retried: true only when repeating it cannot do anything twice. */
+	safeToRepeat: boolean;
+	/** A list: Return All and Limit are shown, and the pages are walked. */
+	list?: boolean;
+	/** The parameters shown for this operation, in order; their displayOptions are derived here. */
+	fields?: INodeProperties[];
+}
+
+/** A request that sends a body must say how it is built: a missing body is a type error. */
+export type Operation = OperationBase &
+	({ method: 'GET' | 'DELETE'; body?: undefined } | { method: 'POST' | 'PATCH'; body: RequestPart });
+
+export interface ResourceTable {
+	/** The resource option (`value` is stored in users' workflows) and its name in messages ("Lead"). */
+	value: string;
+	name: string;
+	defaultOperation: string;
+	/** In the editor's order: alphabetical by name. */
+	operations: Operation[];
+}
+
+/** The body of an action that sends nothing but an empty JSON object (e.g. Start Campaign). */
+export const emptyBody: RequestPart = () => ({});
+
+const RETURN_ALL: INodeProperties = {
+	displayName: 'Return All',
+	name: 'returnAll',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return all results or only up to a given limit',
+};
+
+const LIMIT: INodeProperties = {
+	displayName: 'Limit',
+	name: 'limit',
+	type: 'number',
+	displayOptions: { show: { returnAll: [false] } },
+	typeOptions: { minValue: 1 },
+	default: 50,
+	description: 'Max number of results to return',
+};
+
+function fieldsOf(operation: Operation): INodeProperties[] {
+	return [...(operation.list ? [RETURN_ALL, LIMIT] : []), ...(operation.fields ?? [])];
+}
+
+/** Refuses, when the package loads, a table whose rows cannot make a request. */
+function checkTable(table: ResourceTable): void {
+	const values = table.operations.map((operation) => operation.value);
+	const problems: string[] = [];
+	if (!values.includes(table.defaultOperation)) problems.push(`default "${table.defaultOperation}" is not an operation`);
+	if (new Set(values).size !== values.length) problems.push('an operation value appears twice');
+	for (const operation of table.operations) {
+		const where = `${table.value}.${operation.value}`;
+		if (!operation.path.startsWith('/')) problems.push(`${where}: path must start with "/"`);
+		if (operation.path.includes('{id}') !== (operation.id !== undefined)) {
+			problems.push(`${where}: a path with {id} needs \`id\`, and only such a path`);
+		}
+		if (operation.list && operation.method !== 'GET') problems.push(`${where}: a list is read with GET`);
+		const bodyExpected = operation.method === 'POST' || operation.method === 'PATCH';
+		if (bodyExpected !== (typeof operation.body === 'function')) {
+			problems.push(`${where}: POST and PATCH need a body builder, GET and DELETE none`);
+		}
+	}
+	if (problems.length) {
+		throw new TypeError(`Operation table "${table.value}": ${problems.join('; ')}`);
+	}
+}
+
+/** Checks a resource's table and returns it, typed. */
+export function defineResource(table: ResourceTable): ResourceTable {
+	checkTable(table);
+	return table;
+}
+
+/**
+ * What the editor shows for one resource, derived from its table: the Operation options (each one
+ * handed to the router by `send.paginate`), then every field once, shown for the operations that
+ * list it (its own displayOptions, e.g. `returnAll: [false]`, kept).
+ */
+export function describeResource(table: ResourceTable): INodeProperties[] {
+	const { defaultOperation } = table;
+	const operationOption: INodeProperties = {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [table.value] } },
+		options: table.operations.map(({ name, value, action, description }) => ({
+			name,
+			value,
+			action,
+			description,
+			routing: { send: { paginate: true } },
+		})),
+		default: defaultOperation,
+	};
+	const shownFor = new Map<INodeProperties, string[]>();
+	for (const operation of table.operations) {
+		for (const field of fieldsOf(operation)) {
+			shownFor.set(field, [...(shownFor.get(field) ?? []), operation.value]);
+		}
+	}
+	const fields = [...shownFor].map(([field, operations]) => ({
+		...field,
+		displayOptions: {
+			...field.displayOptions,
+			show: { resource: [table.value], operation: operations, ...field.displayOptions?.show },
+		},
+	}));
+	return [operationOption, ...fields];
+}

@@ -1,0 +1,136 @@
+/**
+ * Walks the action node's description the way the editor and RoutingNode see it: every operation it
+ * offers must resolve to a table row that makes a request (method, path with its id, builders), and no
+ * declarative routing the router would ignore may be declared.
+ */
+import type { INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
+
+import { OutreachAutomation } from '../../../../nodes/OutreachAutomation/OutreachAutomation.node';
+import { findOperation, RESOURCES } from '../../../../nodes/OutreachAutomation/resources';
+import { checkRoutingContract, routeOperation } from '../../../../nodes/OutreachAutomation/routing/route';
+
+const description = new OutreachAutomation().description;
+const byName = (name: string) => description.properties.filter((p) => p.name === name);
+const resourceValues = (byName('resource')[0].options as INodePropertyOptions[]).map((o) => String(o.value));
+
+/** The operations the editor offers, as [resource, operation option]. */
+const offered: Array<[string, INodePropertyOptions]> = byName('operation').flatMap((property) =>
+	(property.options as INodePropertyOptions[]).map(
+		(option) => [String(property.displayOptions!.show!.resource![0]), option] as [string, INodePropertyOptions],
+	),
+);
+
+/** Whether the editor shows `property` for this resource and operation (its other conditions aside). */
+const shownFor = (property: INodeProperties, resource: string, operation: string) =>
+	(property.displayOptions?.show?.resource ?? []).includes(resource) &&
+	(property.displayOptions?.show?.operation ?? []).includes(operation);
+
+describe('every operation of the description resolves to a request', () => {
+	it('offers exactly the operations of the tables, for the resources of the tables', () => {
+		expect(resourceValues).toEqual(RESOURCES.map((table) => table.value));
+		expect(offered.map(([resource, option]) => `${resource}.${option.value}`).sort()).toEqual(
+			RESOURCES.flatMap((table) => table.operations.map((operation) => `${table.value}.${operation.value}`)).sort(),
+		);
+	});
+
+	it.each(offered.map(([resource, option]) => [`${resource} > ${option.name}`, resource, option] as const))(
+		'%s: method, path, id, builders, and only the hand-over to the router',
+		(_label, resource, option) => {
+			const found = findOperation(resource, String(option.value));
+			expect(found).toBeDefined();
+			const { operation } = found!;
+			expect(['GET', 'POST', 'PATCH', 'DELETE']).toContain(operation.method);
+			expect(operation.path).toMatch(/^\/[a-z]/);
+			expect(typeof operation.safeToRepeat).toBe('boolean');
+			if (operation.method === 'POST' || operation.method === 'PATCH') expect(typeof operation.body).toBe('function');
+			else expect(operation.body).toBeUndefined();
+			if (operation.path.includes('{id}')) {
+				// The id's parameter is one the editor shows for this operation.
+				const parameter = byName(operation.id!.parameter).find((p) => shownFor(p, resource, operation.value));
+				expect(parameter).toBeDefined();
+			} else {
+				expect(operation.id).toBeUndefined();
+			}
+			if (operation.list) {
+				expect(operation.method).toBe('GET');
+				for (const name of ['returnAll', 'limit']) {
+					expect(byName(name).some((p) => shownFor(p, resource, operation.value))).toBe(true);
+				}
+			}
+			expect(option.routing).toEqual({ send: { paginate: true } });
+		},
+	);
+
+	it('every field is shown for operations that exist, and each parameter name once per operation', () => {
+		for (const property of description.properties) {
+			const show = property.displayOptions?.show;
+			if (!show?.operation) continue;
+			for (const operation of show.operation) {
+				expect(findOperation(String(show.resource![0]), String(operation))).toBeDefined();
+			}
+		}
+		for (const [resource, option] of offered) {
+			const names = description.properties
+				.filter((p) => shownFor(p, resource, String(option.value)))
+				.filter((p) => !p.displayOptions?.show?.returnAll)
+				.map((p) => p.name);
+			expect(new Set(names).size).toBe(names.length);
+		}
+	});
+
+	it('the node hands every request to the router and has no requestDefaults', () => {
+		expect(description.requestOperations).toEqual({ pagination: routeOperation });
+		expect(description.requestDefaults).toBeUndefined();
+	});
+});
+
+describe('the routing contract: what the router would ignore is refused when the node loads', () => {
+	const withProperties = (properties: INodeProperties[]): INodeTypeDescription => ({
+		...description,
+		properties: [...description.properties, ...properties],
+	});
+	const field = (extra: Partial<INodeProperties>): INodeProperties => ({
+		displayName: 'Extra',
+		name: 'extra',
+		type: 'string',
+		default: '',
+		...extra,
+	});
+
+	it('accepts the description as it is', () => {
+		expect(checkRoutingContract(description)).toBe(description);
+	});
+
+	it.each([
+		['requestDefaults', { ...description, requestDefaults: { baseURL: 'https://x' } }, /requestDefaults is set/],
+		[
+			'another requestOperations entry',
+			{ ...description, requestOperations: { pagination: routeOperation, extra: 1 } as never },
+			/requestOperations must be exactly/,
+		],
+		['send.property on a field', withProperties([field({ routing: { send: { type: 'body', property: 'x' } } })]), /extra has routing/],
+		['headers on a field', withProperties([field({ routing: { request: { headers: { 'X-A': '1' } } } })]), /extra has routing/],
+		[
+			'postReceive on an operation',
+			withProperties([
+				{
+					displayName: 'Operation',
+					name: 'operation',
+					type: 'options',
+					default: 'x',
+					options: [{ name: 'X', value: 'x', routing: { send: { paginate: true }, output: { postReceive: [] } } }],
+				},
+			]),
+			/operation option "x" has routing/,
+		],
+		[
+			'routing inside a collection',
+			withProperties([
+				field({ type: 'collection', default: {}, options: [field({ name: 'inner', routing: { send: { type: 'query', property: 'q' } } })] }),
+			]),
+			/extra\.inner has routing/,
+		],
+	])('refuses %s', (_name, given, message) => {
+		expect(() => checkRoutingContract(given as INodeTypeDescription)).toThrow(message);
+	});
+});
