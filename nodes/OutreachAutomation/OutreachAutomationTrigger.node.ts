@@ -22,7 +22,8 @@ export class OutreachAutomationTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{"New messages"}}',
-		description: 'Starts the workflow when a new message appears: a lead replied or a message was sent',
+		description:
+			'Starts the workflow when a new message appears: a lead replied or a message was sent',
 		defaults: { name: 'Outreach Automation Trigger' },
 		polling: true,
 		inputs: [],
@@ -63,7 +64,9 @@ export class OutreachAutomationTrigger implements INodeType {
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		// The locators sit inside the Filters collection, where n8n's extractValue leaves them as objects.
-		const filters = unwrapLocators(this.getNodeParameter('filters', {}, { extractValue: true })) as IDataObject;
+		const filters = unwrapLocators(
+			this.getNodeParameter('filters', {}, { extractValue: true }),
+		) as IDataObject;
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 		const qs = messageFilterQuery(filters);
 
@@ -83,7 +86,10 @@ export class OutreachAutomationTrigger implements INodeType {
 		// Changing the filters starts afresh: the memory belongs to one set of filters.
 		const filterKey = createHash('sha256').update(JSON.stringify(qs)).digest('hex').slice(0, 16);
 		const pollFunctions = this as IPollFunctions & { getPollBudgetMs?: () => number | undefined };
-		const budget = typeof pollFunctions.getPollBudgetMs === 'function' ? pollFunctions.getPollBudgetMs() : undefined;
+		const budget =
+			typeof pollFunctions.getPollBudgetMs === 'function'
+				? pollFunctions.getPollBudgetMs()
+				: undefined;
 		const budgetEnds = typeof budget === 'number' && budget > 0 ? Date.now() + budget : undefined;
 
 		const { emit, state } = await pollNewMessages(

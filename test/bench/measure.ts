@@ -35,8 +35,8 @@ export const FLOOR_EXPLANATION = (limit: number, windowMs: number, quick: boolea
 		'the window size, in windows". It counts the last window in full, although a client is done once its last',
 		'requests are answered, so the strict lower bound is (ceil(N / limit) - 1) x window plus that last batch: a',
 		'client that paces exactly, with little n8n overhead, lands below 1.0x (e.g. 0.83x for 5 windows). wall/floor',
-		'is the execution wall time (webhook call to answer; for the trigger, the poll\'s first request to its',
-		'execution\'s end) over the floor. Extra requests a client sends count against it through the time they',
+		"is the execution wall time (webhook call to answer; for the trigger, the poll's first request to its",
+		"execution's end) over the floor. Extra requests a client sends count against it through the time they",
 		'cost, never by moving the floor.',
 	].join('\n');
 
@@ -45,7 +45,9 @@ export const FLOOR_EXPLANATION = (limit: number, windowMs: number, quick: boolea
 
 function statusField(pid: number, field: string): number | undefined {
 	try {
-		const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+		const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+			fs.readFileSync(`/proc/${pid}/status`, 'utf8'),
+		);
 		return match ? Number(match[1]) : undefined;
 	} catch {
 		return undefined;
@@ -120,4 +122,5 @@ export function range(values: number[]): string {
 	return min === max ? String(min) : `${min}-${max}`;
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+export const sleep = (ms: number) =>
+	new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));

@@ -9,11 +9,21 @@ function itemsCell(s: ScenarioResult): string {
 		const started = s.runs.reduce((sum, r) => sum + r.returned, 0);
 		return started ? `${started} executions` : 'none emitted';
 	}
-	const worst = s.runs.reduce((a, b) => (b.returned < a.returned || !b.complete ? b : a), s.runs[0]);
+	const worst = s.runs.reduce(
+		(a, b) => (b.returned < a.returned || !b.complete ? b : a),
+		s.runs[0],
+	);
 	const allComplete = s.runs.every((r) => r.complete);
-	const dups = Math.max(...s.runs.map((r) => r.returned - r.distinct), ...s.runs.map((r) => r.duplicatesCreated ?? 0));
+	const dups = Math.max(
+		...s.runs.map((r) => r.returned - r.distinct),
+		...s.runs.map((r) => r.duplicatesCreated ?? 0),
+	);
 	const missing = Math.max(0, worst.expected - worst.distinct);
-	const verdict = allComplete ? 'ok' : missing ? `NO, ${missing.toLocaleString('en-US')} missing` : 'NO';
+	const verdict = allComplete
+		? 'ok'
+		: missing
+			? `NO, ${missing.toLocaleString('en-US')} missing`
+			: 'NO';
 	return `${worst.returned.toLocaleString('en-US')}/${worst.expected.toLocaleString('en-US')}${dups > 0 ? `, ${dups} dup` : ''} ${verdict}`;
 }
 
@@ -24,7 +34,9 @@ function failedCell(s: ScenarioResult): string {
 	if (executions) parts.push(`${executions}/${s.runs.length} exec`);
 	if (items) parts.push(`${items} items`);
 	// Runs that reported success but did not deliver everything: the worst kind of failure.
-	const silent = s.runs.filter((r) => !r.complete && !r.failedExecution && r.failedItems === 0).length;
+	const silent = s.runs.filter(
+		(r) => !r.complete && !r.failedExecution && r.failedItems === 0,
+	).length;
 	if (silent) parts.push(`${silent}/${s.runs.length} silent`);
 	return parts.length ? parts.join(', ') : '0';
 }
@@ -35,7 +47,10 @@ function wallCells(s: ScenarioResult): [string, string] {
 	const ratios = walls.map((w) => w / s.floor.floorMs);
 	const med = median(ratios);
 	const max = Math.max(...ratios);
-	return [seconds(median(walls)), walls.length > 1 ? `${med.toFixed(2)}x (max ${max.toFixed(2)})` : `${med.toFixed(2)}x`];
+	return [
+		seconds(median(walls)),
+		walls.length > 1 ? `${med.toFixed(2)}x (max ${max.toFixed(2)})` : `${med.toFixed(2)}x`,
+	];
 }
 
 function firstRequestCell(s: ScenarioResult): string {
@@ -93,8 +108,13 @@ export function tableRows(report: BenchReport): string[][] {
 
 export function markdownTable(rows: string[][]): string {
 	const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-	const line = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c])).join(' | ')} |`;
-	return [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
+	const line = (cells: string[]) =>
+		`| ${cells.map((cell, c) => cell.padEnd(widths[c])).join(' | ')} |`;
+	return [
+		line(rows[0]),
+		`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+		...rows.slice(1).map(line),
+	].join('\n');
 }
 
 export function machineLine(report: BenchReport): string {
@@ -117,16 +137,27 @@ export function printTable(report: BenchReport): void {
 	);
 	out.push(`Machine: ${machineLine(report)}`);
 	const extra = Object.entries(report.n8n.extraEnv);
-	if (extra.length) out.push(`n8n settings changed for this run: ${extra.map(([k, v]) => `${k}=${v}`).join(', ')}`);
+	if (extra.length)
+		out.push(`n8n settings changed for this run: ${extra.map(([k, v]) => `${k}=${v}`).join(', ')}`);
 	out.push('');
 	out.push(markdownTable(tableRows(report)));
 	out.push('');
-	out.push('requests: /api/v1 requests the sandbox received, 429s included (a range when runs differ); min: the fewest');
-	out.push('requests that can do the job; failed: failed executions, error items, and "silent" runs that ended successfully');
-	out.push('without every item; 1st request: from the webhook call to the first request n8n sent (median);');
+	out.push(
+		'requests: /api/v1 requests the sandbox received, 429s included (a range when runs differ); min: the fewest',
+	);
+	out.push(
+		'requests that can do the job; failed: failed executions, error items, and "silent" runs that ended successfully',
+	);
+	out.push(
+		'without every item; 1st request: from the webhook call to the first request n8n sent (median);',
+	);
 	out.push('items: returned/expected in the worst run, "ok" when every run returned every');
-	out.push('expected item exactly once (creates: exactly one lead per input item in the service, none twice; trigger:');
-	out.push('every new message once, oldest first); peak RSS: VmHWM of the n8n process during the scenario (reset before');
+	out.push(
+		'expected item exactly once (creates: exactly one lead per input item in the service, none twice; trigger:',
+	);
+	out.push(
+		'every new message once, oldest first); peak RSS: VmHWM of the n8n process during the scenario (reset before',
+	);
 	out.push(
 		report.n8n.peakResetSupported
 			? 'each run through /proc/<pid>/clear_refs), with its growth over the RSS at the start of the run.'
@@ -141,7 +172,11 @@ export function printTable(report: BenchReport): void {
 	if (notes.length) out.push('', 'Notes:', ...notes);
 	if (errors.length) out.push('', 'Errors seen:', ...errors);
 	out.push('', 'Targets (this package):');
-	for (const t of report.targets) out.push(`  ${t.met ? 'met   ' : 'MISSED'} ${t.scenario.padEnd(3)} ${t.target}: ${t.detail}`);
-	out.push('', `Total bench time ${(report.durationMs / 1000).toFixed(0)} s (n8n start ${(report.n8n.startupMs / 1000).toFixed(1)} s).`);
+	for (const t of report.targets)
+		out.push(`  ${t.met ? 'met   ' : 'MISSED'} ${t.scenario.padEnd(3)} ${t.target}: ${t.detail}`);
+	out.push(
+		'',
+		`Total bench time ${(report.durationMs / 1000).toFixed(0)} s (n8n start ${(report.n8n.startupMs / 1000).toFixed(1)} s).`,
+	);
 	process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -142,7 +142,9 @@ function parseArgs(argv: string[]): Args {
 			if (!Number.isInteger(n) || n < 1) usage();
 			args.runs = n;
 		} else if (arg === '--only' || arg.startsWith('--only=')) {
-			const keys = (arg.includes('=') ? arg.split('=')[1] : value()).split(',').map((k) => k.trim());
+			const keys = (arg.includes('=') ? arg.split('=')[1] : value())
+				.split(',')
+				.map((k) => k.trim());
 			if (keys.some((k) => !SCENARIO_KEYS.includes(k as ScenarioKey))) usage();
 			args.only = new Set(keys as ScenarioKey[]);
 		} else if (arg === '--help' || arg === '-h') usage();
@@ -280,12 +282,23 @@ async function startWorld(sizes: Sizes, cleanupRef: { world?: Partial<World> }):
 	log(`packing the package into ${userFolder}`);
 	await packAndInstall(userFolder);
 	await importCredentials(runtime, options, [
-		{ ...CREDENTIAL, type: 'outreachAutomationApi', data: { baseUrl: sandbox.url, apiKey: sandbox.apiKey } },
-		{ ...HEADER_CREDENTIAL, type: 'httpHeaderAuth', data: { name: 'Authorization', value: `Bearer ${sandbox.apiKey}` } },
+		{
+			...CREDENTIAL,
+			type: 'outreachAutomationApi',
+			data: { baseUrl: sandbox.url, apiKey: sandbox.apiKey },
+		},
+		{
+			...HEADER_CREDENTIAL,
+			type: 'httpHeaderAuth',
+			data: { name: 'Authorization', value: `Bearer ${sandbox.apiKey}` },
+		},
 	]);
 	const intervalMs = Math.ceil(sizes.windowMs / sizes.rateLimit);
 	const cases = benchCases(sandbox.url, intervalMs);
-	await importWorkflows(runtime, options, [...Object.values(cases).map((c) => c.workflow), triggerWorkflow(sizes.pollEverySeconds)]);
+	await importWorkflows(runtime, options, [
+		...Object.values(cases).map((c) => c.workflow),
+		triggerWorkflow(sizes.pollEverySeconds),
+	]);
 	const n8n = new N8nServer(runtime, options);
 	cleanupRef.world.n8n = n8n;
 	log('starting n8n');
@@ -298,7 +311,10 @@ async function startWorld(sizes: Sizes, cleanupRef: { world?: Partial<World> }):
 		lastName: 'Owner',
 	});
 	const apiKey = await n8n.createApiKey('bench');
-	await n8n.publish(apiKey, Object.values(cases).map((c) => c.id));
+	await n8n.publish(
+		apiKey,
+		Object.values(cases).map((c) => c.id),
+	);
 	const peakResetSupported = n8n.pid !== undefined && resetPeak(n8n.pid);
 	return { sizes, sandbox, n8n, options, apiKey, cases, userFolder, peakResetSupported };
 }
@@ -309,7 +325,10 @@ async function startWorld(sizes: Sizes, cleanupRef: { world?: Partial<World> }):
 type Json = Record<string, unknown>;
 
 /** Waits until the rate window of the last scenario is over (on both sides), then resets the sandbox. */
-async function prepare(world: World, seed: { leads: number; campaigns?: number; messages?: number }): Promise<void> {
+async function prepare(
+	world: World,
+	seed: { leads: number; campaigns?: number; messages?: number },
+): Promise<void> {
 	const entries = world.sandbox.requests();
 	const last = entries[entries.length - 1];
 	// The node remembers each credential's window until its reset time: after it, the next run starts cold,
@@ -356,13 +375,18 @@ interface CallResult {
 	wallMs: number;
 }
 
-async function callCase(world: World, benchCase: BenchCase, body: unknown = {}): Promise<CallResult> {
+async function callCase(
+	world: World,
+	benchCase: BenchCase,
+	body: unknown = {},
+): Promise<CallResult> {
 	const calledAt = Date.now();
 	const started = performance.now();
 	const { status, body: raw } = await world.n8n.callWebhook<unknown>(benchCase.path, body);
 	const wallMs = Math.round(performance.now() - started);
 	const answeredAt = Date.now();
-	if (status === 200 && Array.isArray(raw)) return { calledAt, answeredAt, status, items: raw as Json[], wallMs };
+	if (status === 200 && Array.isArray(raw))
+		return { calledAt, answeredAt, status, items: raw as Json[], wallMs };
 	const message =
 		raw && typeof raw === 'object' && typeof (raw as Json).message === 'string'
 			? String((raw as Json).message)
@@ -375,14 +399,17 @@ function debugLog(world: World, call: CallResult, entries = world.sandbox.reques
 	if (!process.env.BENCH_DEBUG) return;
 	const t0 = entries[0]?.time ?? 0;
 	if (entries.length <= 120) {
-		for (const e of entries) log(`    +${e.time - t0} ms ${e.method} ${e.path} ${JSON.stringify(e.query)} -> ${e.status}`);
+		for (const e of entries)
+			log(`    +${e.time - t0} ms ${e.method} ${e.path} ${JSON.stringify(e.query)} -> ${e.status}`);
 	}
 	// Bursts (requests less than 300 ms apart): where the time goes between windows.
 	let burst: RequestLogEntry[] = [];
 	const flush = () => {
 		if (!burst.length) return;
 		const statuses = [...new Set(burst.map((e) => e.status))].join('/');
-		log(`    burst at +${burst[0].time - t0} ms: ${burst.length} requests over ${burst[burst.length - 1].time - burst[0].time} ms (${statuses})`);
+		log(
+			`    burst at +${burst[0].time - t0} ms: ${burst.length} requests over ${burst[burst.length - 1].time - burst[0].time} ms (${statuses})`,
+		);
 		burst = [];
 	};
 	for (const e of entries) {
@@ -391,12 +418,17 @@ function debugLog(world: World, call: CallResult, entries = world.sandbox.reques
 	}
 	flush();
 	if (entries.length) {
-		log(`    first request ${t0 - call.calledAt} ms after the call; answer ${call.answeredAt - entries[entries.length - 1].time} ms after the last request`);
+		log(
+			`    first request ${t0 - call.calledAt} ms after the call; answer ${call.answeredAt - entries[entries.length - 1].time} ms after the last request`,
+		);
 	}
-	log(`    answer: HTTP ${call.status}, ${call.items.length} items${call.error ? `, ${call.error}` : ''}; last item ${JSON.stringify(call.items[call.items.length - 1] ?? null).slice(0, 300)}`);
+	log(
+		`    answer: HTTP ${call.status}, ${call.items.length} items${call.error ? `, ${call.error}` : ''}; last item ${JSON.stringify(call.items[call.items.length - 1] ?? null).slice(0, 300)}`,
+	);
 }
 
-const isErrorItem = (item: Json) => item !== null && typeof item === 'object' && 'error' in item && !('id' in item);
+const isErrorItem = (item: Json) =>
+	item !== null && typeof item === 'object' && 'error' in item && !('id' in item);
 
 function firstError(items: Json[]): string | undefined {
 	const failed = items.find(isErrorItem);
@@ -438,13 +470,20 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 /** Spends `count` requests of the current window from outside n8n, as another workflow on the same key would. */
 async function spendWindow(sandbox: Sandbox, count: number): Promise<void> {
 	for (let i = 0; i < count; i++) {
-		const response = await fetch(`${sandbox.url}/api/v1/leads?per_page=1`, { headers: { Authorization: `Bearer ${sandbox.apiKey}` } });
+		const response = await fetch(`${sandbox.url}/api/v1/leads?per_page=1`, {
+			headers: { Authorization: `Bearer ${sandbox.apiKey}` },
+		});
 		await response.arrayBuffer();
 		if (response.status !== 200) throw new Error(`spending the window: HTTP ${response.status}`);
 	}
 }
 
-async function listAll(world: World, result: ScenarioResult, benchCase: BenchCase, preSpent = 0): Promise<void> {
+async function listAll(
+	world: World,
+	result: ScenarioResult,
+	benchCase: BenchCase,
+	preSpent = 0,
+): Promise<void> {
 	const { sizes, sandbox } = world;
 	for (let run = 1; run <= sizes.runs; run++) {
 		await prepare(world, { leads: sizes.leads });
@@ -461,7 +500,10 @@ async function listAll(world: World, result: ScenarioResult, benchCase: BenchCas
 		const ids = call.items.map((item) => String(item.id));
 		const distinct = new Set(ids);
 		const complete =
-			!call.error && ids.length === expectedIds.size && distinct.size === expectedIds.size && ids.every((id) => expectedIds.has(id));
+			!call.error &&
+			ids.length === expectedIds.size &&
+			distinct.size === expectedIds.size &&
+			ids.every((id) => expectedIds.has(id));
 		await sleep(sizes.windowMs + 250); // n8n finishes saving the execution; the rate window closes
 		result.runs.push({
 			run,
@@ -493,7 +535,10 @@ async function createMany(world: World, result: ScenarioResult): Promise<void> {
 	for (let run = 1; run <= sizes.runs; run++) {
 		await prepare(world, { leads: 0 });
 		const marker = `bench${run}x${randomBytes(3).toString('hex')}`;
-		const inputs = Array.from({ length: sizes.items }, (_, i) => ({ first: `${marker}-${i}`, last: 'Benchmark' }));
+		const inputs = Array.from({ length: sizes.items }, (_, i) => ({
+			first: `${marker}-${i}`,
+			last: 'Benchmark',
+		}));
 		const startRssKb = beginMemory(world);
 		const call = await callCase(world, world.cases.create, { items: inputs });
 		const entries = sandbox.requests();
@@ -504,7 +549,8 @@ async function createMany(world: World, result: ScenarioResult): Promise<void> {
 		// What the service holds: exactly one lead per input item, none twice.
 		const perName = new Map<string, number>();
 		for (const lead of sandbox.store.leads.values()) {
-			if (lead.first_name.startsWith(`${marker}-`)) perName.set(lead.first_name, (perName.get(lead.first_name) ?? 0) + 1);
+			if (lead.first_name.startsWith(`${marker}-`))
+				perName.set(lead.first_name, (perName.get(lead.first_name) ?? 0) + 1);
 		}
 		const duplicatesCreated = [...perName.values()].reduce((sum, n) => sum + n - 1, 0);
 		const outputNames = ok.map((item) => String(item.first_name));
@@ -531,7 +577,9 @@ async function createMany(world: World, result: ScenarioResult): Promise<void> {
 			peakRssKb: endMemory(world),
 			error: call.error ?? firstError(call.items),
 		});
-		log(`  run ${run}: ${traffic.requests} requests, ${traffic.rateLimited} x 429, ${ok.length} created (+${call.items.length - ok.length} failed), ${(call.wallMs / 1000).toFixed(2)} s`);
+		log(
+			`  run ${run}: ${traffic.requests} requests, ${traffic.rateLimited} x 429, ${ok.length} created (+${call.items.length - ok.length} failed), ${(call.wallMs / 1000).toFixed(2)} s`,
+		);
 	}
 }
 
@@ -550,7 +598,8 @@ async function getMany(world: World, result: ScenarioResult): Promise<void> {
 		debugLog(world, call);
 		const ok = call.items.filter((item) => !isErrorItem(item));
 		const okIds = ok.map((item) => String(item.id));
-		const complete = !call.error && okIds.length === ids.length && ids.every((id, i) => okIds[i] === id);
+		const complete =
+			!call.error && okIds.length === ids.length && ids.every((id, i) => okIds[i] === id);
 		await sleep(sizes.windowMs + 250);
 		result.runs.push({
 			run,
@@ -567,7 +616,9 @@ async function getMany(world: World, result: ScenarioResult): Promise<void> {
 			peakRssKb: endMemory(world),
 			error: call.error ?? firstError(call.items),
 		});
-		log(`  run ${run}: ${traffic.requests} requests, ${traffic.rateLimited} x 429, ${ok.length} items (+${call.items.length - ok.length} failed), ${(call.wallMs / 1000).toFixed(2)} s`);
+		log(
+			`  run ${run}: ${traffic.requests} requests, ${traffic.rateLimited} x 429, ${ok.length} items (+${call.items.length - ok.length} failed), ${(call.wallMs / 1000).toFixed(2)} s`,
+		);
 	}
 }
 
@@ -593,20 +644,29 @@ async function triggerExecutions(world: World, includeData: boolean): Promise<Ex
 	return data;
 }
 
-const isPoll = (entry: RequestLogEntry) => entry.method === 'GET' && entry.path === '/api/v1/messages';
+const isPoll = (entry: RequestLogEntry) =>
+	entry.method === 'GET' && entry.path === '/api/v1/messages';
 
 /**
  * Waits for the next poll after request `since` (a burst of GET /messages) and returns its requests once it
  * has been quiet for `quietMs` with nothing in flight.
  */
-async function nextPoll(world: World, since: number, timeoutMs: number, quietMs = 1_200): Promise<RequestLogEntry[]> {
+async function nextPoll(
+	world: World,
+	since: number,
+	timeoutMs: number,
+	quietMs = 1_200,
+): Promise<RequestLogEntry[]> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const entries = world.sandbox.requests(since);
 		const last = entries[entries.length - 1];
 		if (last && entries.every((e) => e.status !== null) && Date.now() - last.time >= quietMs) {
 			const other = entries.filter((e) => !isPoll(e));
-			if (other.length) throw new Error(`unexpected requests during a poll: ${other.map((e) => `${e.method} ${e.path}`).join(', ')}`);
+			if (other.length)
+				throw new Error(
+					`unexpected requests during a poll: ${other.map((e) => `${e.method} ${e.path}`).join(', ')}`,
+				);
 			return entries;
 		}
 		if (Date.now() > deadline) throw new Error(`no trigger poll within ${timeoutMs / 1000} s`);
@@ -619,7 +679,11 @@ const lastSeq = (sandbox: Sandbox) => {
 	return entries.length ? entries[entries.length - 1].seq : 0;
 };
 
-async function trigger(world: World, idle: ScenarioResult, backlog: ScenarioResult): Promise<string[]> {
+async function trigger(
+	world: World,
+	idle: ScenarioResult,
+	backlog: ScenarioResult,
+): Promise<string[]> {
 	const { sizes, sandbox, n8n } = world;
 	const notes: string[] = [];
 	const pollTimeout = (sizes.pollEverySeconds + 20) * 1000;
@@ -653,7 +717,9 @@ async function trigger(world: World, idle: ScenarioResult, backlog: ScenarioResu
 				wallMs: null,
 				startRssKb,
 				peakRssKb: endMemory(world),
-				error: executions.length ? `an idle poll started ${executions.length} execution(s)` : undefined,
+				error: executions.length
+					? `an idle poll started ${executions.length} execution(s)`
+					: undefined,
 			});
 			log(`  idle poll ${run}: ${poll.length} request(s)`);
 		}
@@ -670,9 +736,12 @@ async function trigger(world: World, idle: ScenarioResult, backlog: ScenarioResu
 			let execution: ExecutionSummary | undefined;
 			const deadline = Date.now() + 60_000;
 			while (!execution) {
-				execution = (await triggerExecutions(world, true)).find((e) => !known.has(e.id) && e.stoppedAt);
+				execution = (await triggerExecutions(world, true)).find(
+					(e) => !known.has(e.id) && e.stoppedAt,
+				);
 				if (!execution) {
-					if (Date.now() > deadline) throw new Error('the backlog poll started no execution within 60 s');
+					if (Date.now() > deadline)
+						throw new Error('the backlog poll started no execution within 60 s');
 					await sleep(200);
 				}
 			}
@@ -681,7 +750,10 @@ async function trigger(world: World, idle: ScenarioResult, backlog: ScenarioResu
 			const distinct = new Set(ids);
 			const expected = new Set(inserted);
 			// Oldest first: the order they were inserted in.
-			const complete = ids.length === inserted.length && distinct.size === expected.size && inserted.every((id, i) => ids[i] === id);
+			const complete =
+				ids.length === inserted.length &&
+				distinct.size === expected.size &&
+				inserted.every((id, i) => ids[i] === id);
 			const firstRequest = Math.min(...poll.map((e) => e.time));
 			const stoppedAt = Date.parse(String(execution.stoppedAt));
 			// Executions started by later polls (if any) would be failures: this backlog must come exactly once.
@@ -699,22 +771,32 @@ async function trigger(world: World, idle: ScenarioResult, backlog: ScenarioResu
 				wallMs: stoppedAt - firstRequest,
 				startRssKb,
 				peakRssKb: endMemory(world),
-				error: execution.status !== 'success' ? `execution ${execution.id} ended ${execution.status}` : undefined,
+				error:
+					execution.status !== 'success'
+						? `execution ${execution.id} ended ${execution.status}`
+						: undefined,
 			});
-			log(`  backlog poll ${run}: ${poll.length} request(s), ${ids.length} messages emitted, ${((stoppedAt - firstRequest) / 1000).toFixed(2)} s`);
+			log(
+				`  backlog poll ${run}: ${poll.length} request(s), ${ids.length} messages emitted, ${((stoppedAt - firstRequest) / 1000).toFixed(2)} s`,
+			);
 		}
 		// Later polls must not emit the backlog again.
 		const afterwards = await nextPoll(world, since, pollTimeout);
 		const all = (await triggerExecutions(world, false)).filter((e) => !before.has(e.id));
 		if (all.length !== sizes.runs) {
 			backlog.runs[backlog.runs.length - 1].complete = false;
-			backlog.runs[backlog.runs.length - 1].error = `${all.length} executions for ${sizes.runs} backlog(s)`;
+			backlog.runs[backlog.runs.length - 1].error =
+				`${all.length} executions for ${sizes.runs} backlog(s)`;
 		}
-		notes.push(`poll after the last backlog: ${afterwards.length} request(s), executions in total: ${all.length} for ${sizes.runs} backlog(s)`);
-	} finally {
-		await n8n.publicApi(world.apiKey, 'POST', `/workflows/${TRIGGER_WORKFLOW_ID}/unpublish`).catch((error) =>
-			log(`could not unpublish the trigger workflow: ${(error as Error).message}`),
+		notes.push(
+			`poll after the last backlog: ${afterwards.length} request(s), executions in total: ${all.length} for ${sizes.runs} backlog(s)`,
 		);
+	} finally {
+		await n8n
+			.publicApi(world.apiKey, 'POST', `/workflows/${TRIGGER_WORKFLOW_ID}/unpublish`)
+			.catch((error) =>
+				log(`could not unpublish the trigger workflow: ${(error as Error).message}`),
+			);
 	}
 	return notes;
 }
@@ -729,16 +811,23 @@ function evaluate(scenarios: ScenarioResult[]): Target[] {
 		const maxRequests = Math.max(...requests);
 		targets.push({
 			scenario: s.id,
-			target: s.key === 'trigger' && s.id.startsWith('4a') ? 'one request per idle poll' : 'requests = minimum',
+			target:
+				s.key === 'trigger' && s.id.startsWith('4a')
+					? 'one request per idle poll'
+					: 'requests = minimum',
 			met: maxRequests === s.requestsMin,
 			detail: `${maxRequests} sent at most, minimum ${s.requestsMin}`,
 		});
-		const failures = s.runs.filter((r) => r.failedExecution || r.failedItems > 0 || !r.complete).length;
+		const failures = s.runs.filter(
+			(r) => r.failedExecution || r.failedItems > 0 || !r.complete,
+		).length;
 		targets.push({
 			scenario: s.id,
 			target: '0 failures, every item exactly once',
 			met: failures === 0,
-			detail: failures ? `${failures} of ${s.runs.length} runs failed or were incomplete` : `${s.runs.length} runs complete`,
+			detail: failures
+				? `${failures} of ${s.runs.length} runs failed or were incomplete`
+				: `${s.runs.length} runs complete`,
 		});
 		const worst429 = Math.max(...s.runs.map((r) => (r.requests ? r.rateLimited / r.requests : 0)));
 		targets.push({
@@ -772,7 +861,9 @@ async function main(): Promise<void> {
 	const t0 = performance.now();
 	const loadStart = os.loadavg()[0];
 	if (loadStart > 0.5 * os.cpus().length) {
-		log(`warning: the machine is busy (load ${loadStart.toFixed(2)} on ${os.cpus().length} CPUs): wall times will be longer`);
+		log(
+			`warning: the machine is busy (load ${loadStart.toFixed(2)} on ${os.cpus().length} CPUs): wall times will be longer`,
+		);
 	}
 	log(
 		`${sizes.mode} run: ${fmt(sizes.leads)} leads, ${sizes.items} items, backlog ${sizes.backlog}, ` +
@@ -810,11 +901,28 @@ async function main(): Promise<void> {
 			'wall time counts from them, and the floor is computed for them plus the minimum';
 
 		if (wanted('getAll')) {
-			const r = scenario(world, '1', 'getAll', `Lead > Get Many, Return All (${fmt(s.leads)} leads)`, 'package', how, pages);
+			const r = scenario(
+				world,
+				'1',
+				'getAll',
+				`Lead > Get Many, Return All (${fmt(s.leads)} leads)`,
+				'package',
+				how,
+				pages,
+			);
 			log(`scenario ${r.id}: ${r.title}`);
 			await listAll(world, r, cases.getAll);
 			scenarios.push(r);
-			const shared = scenario(world, '1b', 'getAll', `${r.title}, ${spent} of the window already spent`, 'package', how, pages, pages + spent);
+			const shared = scenario(
+				world,
+				'1b',
+				'getAll',
+				`${r.title}, ${spent} of the window already spent`,
+				'package',
+				how,
+				pages,
+				pages + spent,
+			);
 			shared.notes.push(sharedNote);
 			log(`scenario ${shared.id}: ${shared.title}`);
 			await listAll(world, shared, cases.getAll, spent);
@@ -825,8 +933,20 @@ async function main(): Promise<void> {
 			const variants: Array<[string, string, BenchCase, number, string]> = [
 				['5a', 'HTTP Request + Split Out', cases.httpPlain, 0, ''],
 				['5b', 'HTTP Request + Split Out, Retry On Fail (3 tries, 1 s)', cases.httpRetry, 0, ''],
-				['5c', `HTTP Request + Split Out, ${interval} ms between pages (= the limit)`, cases.httpInterval, 0, ''],
-				['5d', `HTTP Request + Split Out, ${spent} of the window already spent`, cases.httpPlain, spent, sharedNote],
+				[
+					'5c',
+					`HTTP Request + Split Out, ${interval} ms between pages (= the limit)`,
+					cases.httpInterval,
+					0,
+					'',
+				],
+				[
+					'5d',
+					`HTTP Request + Split Out, ${spent} of the window already spent`,
+					cases.httpPlain,
+					spent,
+					sharedNote,
+				],
 				[
 					'5e',
 					`HTTP Request + Split Out, Retry On Fail, 429 as error (data?.length), ${spent} spent`,
@@ -849,13 +969,29 @@ async function main(): Promise<void> {
 				);
 		}
 		if (wanted('create')) {
-			const r = scenario(world, '2', 'create', `Lead > Create (${s.items} items, one execution)`, 'package', how, s.items);
+			const r = scenario(
+				world,
+				'2',
+				'create',
+				`Lead > Create (${s.items} items, one execution)`,
+				'package',
+				how,
+				s.items,
+			);
 			log(`scenario ${r.id}: ${r.title}`);
 			await createMany(world, r);
 			scenarios.push(r);
 		}
 		if (wanted('get')) {
-			const r = scenario(world, '3', 'get', `Lead > Get (${s.items} items, one execution)`, 'package', how, s.items);
+			const r = scenario(
+				world,
+				'3',
+				'get',
+				`Lead > Get (${s.items} items, one execution)`,
+				'package',
+				how,
+				s.items,
+			);
 			log(`scenario ${r.id}: ${r.title}`);
 			await getMany(world, r);
 			scenarios.push(r);
@@ -885,7 +1021,9 @@ async function main(): Promise<void> {
 
 		// Where the time goes when a package scenario is slow: before its first request, or in the pacing.
 		for (const r of scenarios.filter((x) => x.key === 'create' || x.key === 'get')) {
-			const before = median(r.runs.map((run) => run.firstRequestMs).filter((v): v is number => v !== undefined));
+			const before = median(
+				r.runs.map((run) => run.firstRequestMs).filter((v): v is number => v !== undefined),
+			);
 			if (before > 0.1 * r.floor.floorMs) {
 				r.notes.push(
 					`n8n took ${(before / 1000).toFixed(2)} s (median) from the call to the first request: RoutingNode prepares every ` +
@@ -938,6 +1076,8 @@ let interrupted = false;
 
 main().catch((error) => {
 	if (interrupted) process.exit(130);
-	process.stderr.write(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	process.stderr.write(
+		`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+	);
 	process.exit(1);
 });

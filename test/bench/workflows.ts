@@ -23,9 +23,15 @@ import {
 } from '../n8n/workflow-json';
 
 /** The package's credential (baseUrl + apiKey of the sandbox). */
-export const CREDENTIAL = { id: 'BenchOutreachCred1', name: 'Outreach Automation (bench sandbox)' } as const;
+export const CREDENTIAL = {
+	id: 'BenchOutreachCred1',
+	name: 'Outreach Automation (bench sandbox)',
+} as const;
 /** n8n's generic Header Auth credential the HTTP Request node uses: Authorization: Bearer <key>. */
-export const HEADER_CREDENTIAL = { id: 'BenchHeaderAuthCred', name: 'Outreach API bearer (bench sandbox)' } as const;
+export const HEADER_CREDENTIAL = {
+	id: 'BenchHeaderAuthCred',
+	name: 'Outreach API bearer (bench sandbox)',
+} as const;
 
 export { ACTION_NODE, TRIGGER_NODE };
 export type { WorkflowJson };
@@ -41,8 +47,11 @@ function splitOut(field: string, position: [number, number]): NodeJson {
 	};
 }
 
-const outreachNode = (parameters: Parameters, position: [number, number], extra: Partial<NodeJson> = {}) =>
-	outreachNodeWith(CREDENTIAL, parameters, position, extra);
+const outreachNode = (
+	parameters: Parameters,
+	position: [number, number],
+	extra: Partial<NodeJson> = {},
+) => outreachNodeWith(CREDENTIAL, parameters, position, extra);
 
 export interface BenchCase {
 	id: string;
@@ -73,7 +82,12 @@ export interface HttpVariant {
  * Webhook -> HTTP Request (GET /api/v1/leads?per_page=100, page = $pageCount + 1, complete when the page is
  * shorter than 100) -> Split Out(data). Retry On Fail uses n8n's defaults once switched on: 3 tries, 1000 ms.
  */
-function httpRequestCase(id: string, path: string, baseUrl: string, variant: HttpVariant): BenchCase {
+function httpRequestCase(
+	id: string,
+	path: string,
+	baseUrl: string,
+	variant: HttpVariant,
+): BenchCase {
 	const http: NodeJson = {
 		id: randomUUID(),
 		name: 'HTTP Request',
@@ -92,9 +106,13 @@ function httpRequestCase(id: string, path: string, baseUrl: string, variant: Htt
 				pagination: {
 					pagination: {
 						paginationMode: 'updateAParameterInEachRequest',
-						parameters: { parameters: [{ type: 'qs', name: 'page', value: expr('$pageCount + 1') }] },
+						parameters: {
+							parameters: [{ type: 'qs', name: 'page', value: expr('$pageCount + 1') }],
+						},
 						paginationCompleteWhen: 'other',
-						completeExpression: expr(`$response.body.data${variant.nullSafe ? '?.' : '.'}length < 100`),
+						completeExpression: expr(
+							`$response.body.data${variant.nullSafe ? '?.' : '.'}length < 100`,
+						),
 						limitPagesFetched: false,
 						requestInterval: variant.requestIntervalMs,
 					},
@@ -111,13 +129,21 @@ function httpRequestCase(id: string, path: string, baseUrl: string, variant: Htt
 export function benchCases(baseUrl: string, intervalMs: number) {
 	return {
 		getAll: webhookCase('benchLeadGetAll', 'bench-lead-get-all', [
-			outreachNode({ resource: 'lead', operation: 'getAll', returnAll: true, filters: {} }, [220, 0]),
+			outreachNode(
+				{ resource: 'lead', operation: 'getAll', returnAll: true, filters: {} },
+				[220, 0],
+			),
 		]),
 		// Per-item cases: Continue On Fail, so one failed item shows as an error item instead of hiding the rest.
 		create: webhookCase('benchLeadCreate', 'bench-lead-create', [
 			splitOut('body.items', [220, 0]),
 			outreachNode(
-				{ resource: 'lead', operation: 'create', firstName: expr('$json.first'), lastName: expr('$json.last') },
+				{
+					resource: 'lead',
+					operation: 'create',
+					firstName: expr('$json.first'),
+					lastName: expr('$json.last'),
+				},
 				[440, 0],
 				{ onError: 'continueRegularOutput' },
 			),
@@ -125,7 +151,11 @@ export function benchCases(baseUrl: string, intervalMs: number) {
 		get: webhookCase('benchLeadGet', 'bench-lead-get', [
 			splitOut('body.items', [220, 0]),
 			outreachNode(
-				{ resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: expr('$json.id') } },
+				{
+					resource: 'lead',
+					operation: 'get',
+					leadId: { __rl: true, mode: 'id', value: expr('$json.id') },
+				},
 				[440, 0],
 				{ onError: 'continueRegularOutput' },
 			),
@@ -171,7 +201,9 @@ export function triggerWorkflow(everySeconds: number): WorkflowJson {
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: {
-			pollTimes: { item: seconds.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })) },
+			pollTimes: {
+				item: seconds.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })),
+			},
 			filters: {},
 			options: {},
 		},

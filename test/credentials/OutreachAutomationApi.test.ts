@@ -14,21 +14,31 @@ async function headerCapture() {
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	const { port } = server.address() as AddressInfo;
-	return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((r) => server.close(r)) };
+	return {
+		url: `http://127.0.0.1:${port}`,
+		seen,
+		close: () => new Promise((r) => server.close(r)),
+	};
 }
 
 describe('Outreach Automation API credential', () => {
 	let sandbox: Sandbox;
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ apiKeys: ['good-key-123'], seed: { leads: 3, campaigns: 1, messages: 0 } });
+		sandbox = await startSandbox({
+			apiKeys: ['good-key-123'],
+			seed: { leads: 3, campaigns: 1, messages: 0 },
+		});
 	});
 	afterAll(async () => sandbox.stop());
 
 	it('sends exactly "Authorization: Bearer <key>", from the node and from the credential test', async () => {
 		const capture = await headerCapture();
 		try {
-			const { error } = await runNode({ baseUrl: capture.url, apiKey: 'k-42' }, { resource: 'lead', operation: 'getAll', limit: 1 });
+			const { error } = await runNode(
+				{ baseUrl: capture.url, apiKey: 'k-42' },
+				{ resource: 'lead', operation: 'getAll', limit: 1 },
+			);
 			expect(error).toBeUndefined();
 			expect((await testCredential({ baseUrl: capture.url, apiKey: 'k-42' })).status).toBe('OK');
 			expect(capture.seen.map((h) => h.authorization)).toEqual(['Bearer k-42', 'Bearer k-42']);
@@ -55,14 +65,24 @@ describe('Outreach Automation API credential', () => {
 	it('fails the credential test when the server says success: false on a 200', async () => {
 		sandbox.addFault({ path: '/api/v1/leads', kind: 'false-success' });
 		const verdict = await testCredential({ baseUrl: sandbox.url, apiKey: 'good-key-123' });
-		expect(verdict).toEqual({ status: 'Error', message: expect.stringMatching(/check the API key/) });
+		expect(verdict).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/check the API key/),
+		});
 	});
 
 	it('refuses a Base URL that is not http(s): the test fails, the node says which field, before any request', async () => {
-		expect((await testCredential({ baseUrl: 'ftp://example.com', apiKey: 'good-key-123' })).status).toBe('Error');
+		expect(
+			(await testCredential({ baseUrl: 'ftp://example.com', apiKey: 'good-key-123' })).status,
+		).toBe('Error');
 		const before = sandbox.requests().length;
-		const { error } = await runNode({ baseUrl: 'sandbox.local:4010', apiKey: 'good-key-123' }, { resource: 'lead', operation: 'getAll', limit: 1 });
-		expect(error?.message).toBe('The Base URL in the Outreach Automation API credential must start with http:// or https://');
+		const { error } = await runNode(
+			{ baseUrl: 'sandbox.local:4010', apiKey: 'good-key-123' },
+			{ resource: 'lead', operation: 'getAll', limit: 1 },
+		);
+		expect(error?.message).toBe(
+			'The Base URL in the Outreach Automation API credential must start with http:// or https://',
+		);
 		expect(sandbox.requests().length).toBe(before);
 	});
 
@@ -70,22 +90,42 @@ describe('Outreach Automation API credential', () => {
 		const before = sandbox.requests().length;
 		const verdict = await testCredential({ baseUrl: `${sandbox.url}//`, apiKey: 'good-key-123' });
 		expect(verdict.status).toBe('OK');
-		const { items, error } = await runNode({ baseUrl: `${sandbox.url}/`, apiKey: 'good-key-123' }, { resource: 'lead', operation: 'getAll', limit: 2 });
+		const { items, error } = await runNode(
+			{ baseUrl: `${sandbox.url}/`, apiKey: 'good-key-123' },
+			{ resource: 'lead', operation: 'getAll', limit: 2 },
+		);
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(2);
-		expect(sandbox.requests().slice(before).map((r) => r.path)).toEqual(['/api/v1/leads', '/api/v1/leads']);
+		expect(
+			sandbox
+				.requests()
+				.slice(before)
+				.map((r) => r.path),
+		).toEqual(['/api/v1/leads', '/api/v1/leads']);
 	});
 
 	it.each([
 		['ending in /api/v1', (url: string) => `${url}/api/v1`],
 		['ending in /api/v1/ with spaces around', (url: string) => `  ${url}/api/v1/ `],
-	])('the credential test and the node both reach /api/v1/... with a Base URL %s', async (_form, baseUrl) => {
-		const before = sandbox.requests().length;
-		const credentials = { baseUrl: baseUrl(sandbox.url), apiKey: 'good-key-123' };
-		expect((await testCredential(credentials)).status).toBe('OK');
-		const { items, error } = await runNode(credentials, { resource: 'lead', operation: 'getAll', limit: 2 });
-		expect(error).toBeUndefined();
-		expect(items).toHaveLength(2);
-		expect(sandbox.requests().slice(before).map((r) => r.path)).toEqual(['/api/v1/leads', '/api/v1/leads']);
-	});
+	])(
+		'the credential test and the node both reach /api/v1/... with a Base URL %s',
+		async (_form, baseUrl) => {
+			const before = sandbox.requests().length;
+			const credentials = { baseUrl: baseUrl(sandbox.url), apiKey: 'good-key-123' };
+			expect((await testCredential(credentials)).status).toBe('OK');
+			const { items, error } = await runNode(credentials, {
+				resource: 'lead',
+				operation: 'getAll',
+				limit: 2,
+			});
+			expect(error).toBeUndefined();
+			expect(items).toHaveLength(2);
+			expect(
+				sandbox
+					.requests()
+					.slice(before)
+					.map((r) => r.path),
+			).toEqual(['/api/v1/leads', '/api/v1/leads']);
+		},
+	);
 });

@@ -30,7 +30,13 @@ import {
 	type N8nOptions,
 	type Runtime,
 } from '../n8n/runtime';
-import { CASES, CREDENTIAL, TRIGGER_WORKFLOW_ID, triggerWorkflow, type WorkflowJson } from './workflows';
+import {
+	CASES,
+	CREDENTIAL,
+	TRIGGER_WORKFLOW_ID,
+	triggerWorkflow,
+	type WorkflowJson,
+} from './workflows';
 
 export const OWNER = {
 	email: 'e2e-owner@example.com',
@@ -66,7 +72,9 @@ export function readExamples(): WorkflowJson[] {
 		.readdirSync(EXAMPLES_DIR)
 		.filter((file) => file.endsWith('.json'))
 		.sort()
-		.map((file) => JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as WorkflowJson);
+		.map(
+			(file) => JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as WorkflowJson,
+		);
 }
 
 /** Seed: 250 leads, so "Return All" at 100 per page takes three pages. */
@@ -83,12 +91,21 @@ export interface ExampleRun {
 	run?: ExecuteResult;
 	error?: Error;
 	/** Sandbox data captured right after the run (before any other test changes it). */
-	after: { newCampaigns: Campaign[]; campaigns: Campaign[]; analytics: Record<string, CampaignAnalytics>; leads: Lead[] };
+	after: {
+		newCampaigns: Campaign[];
+		campaigns: Campaign[];
+		analytics: Record<string, CampaignAnalytics>;
+		leads: Lead[];
+	};
 }
 
 let world: World | undefined;
 
-async function timed<T>(timings: Record<string, number>, name: string, step: () => Promise<T>): Promise<T> {
+async function timed<T>(
+	timings: Record<string, number>,
+	name: string,
+	step: () => Promise<T>,
+): Promise<T> {
 	const started = Date.now();
 	try {
 		return await step();
@@ -107,23 +124,42 @@ export async function startWorld(): Promise<World> {
 	(globalThis as { __outreachE2eUserFolder?: string }).__outreachE2eUserFolder = userFolder;
 	try {
 		const runtime = await timed(timings, 'provision', () => provision());
-		sandbox = await startSandbox({ ...SANDBOX_OPTIONS, apiKeys: [`e2e-${randomBytes(12).toString('hex')}`] });
-		const triggerLeadId = sandbox.store.addLead({ first_name: 'Tess', last_name: 'Trigger', company: 'Polling Inc' }).id;
+		sandbox = await startSandbox({
+			...SANDBOX_OPTIONS,
+			apiKeys: [`e2e-${randomBytes(12).toString('hex')}`],
+		});
+		const triggerLeadId = sandbox.store.addLead({
+			first_name: 'Tess',
+			last_name: 'Trigger',
+			company: 'Polling Inc',
+		}).id;
 		// An old conversation: the trigger must not emit it on activation.
 		sandbox.insertMessages({ count: 2, lead_id: triggerLeadId });
 		sandbox.reply({ lead_id: triggerLeadId, body: 'An old reply from before activation' });
 
-		const options: N8nOptions = { userFolder, port: await freePort(), brokerPort: await freePort() };
+		const options: N8nOptions = {
+			userFolder,
+			port: await freePort(),
+			brokerPort: await freePort(),
+		};
 		await timed(timings, 'packAndInstall', () => packAndInstall(userFolder));
 		await timed(timings, 'importCredentials', () =>
 			importCredentials(runtime, options, [
-				{ ...CREDENTIAL, type: 'outreachAutomationApi', data: { baseUrl: sandbox!.url, apiKey: sandbox!.apiKey } },
+				{
+					...CREDENTIAL,
+					type: 'outreachAutomationApi',
+					data: { baseUrl: sandbox!.url, apiKey: sandbox!.apiKey },
+				},
 			]),
 		);
 		const examples = readExamples();
 		const caseWorkflows = Object.values(CASES).map((c) => c.workflow);
 		await timed(timings, 'importWorkflows', () =>
-			importWorkflows(runtime, options, [...caseWorkflows, triggerWorkflow(triggerLeadId), ...examples]),
+			importWorkflows(runtime, options, [
+				...caseWorkflows,
+				triggerWorkflow(triggerLeadId),
+				...examples,
+			]),
 		);
 		const exportedNodes = await timed(timings, 'exportNodes', () => exportNodes(runtime, options));
 		// Run the examples now, while no n8n is running: an `n8n execute` next to a running `n8n start` on the
@@ -143,7 +179,9 @@ export async function startWorld(): Promise<World> {
 					after: {
 						campaigns,
 						newCampaigns: campaigns.filter((c) => !before.has(c.id)),
-						analytics: Object.fromEntries(campaigns.map((c) => [c.id, sandbox!.store.analytics(c)])),
+						analytics: Object.fromEntries(
+							campaigns.map((c) => [c.id, sandbox!.store.analytics(c)]),
+						),
 						leads: structuredClone([...sandbox!.store.leads.values()]),
 					},
 				};
@@ -175,7 +213,9 @@ export async function startWorld(): Promise<World> {
 	} catch (error) {
 		await n8n?.stop();
 		await sandbox?.stop();
-		process.stderr.write(`\n[e2e] setup failed; n8n user folder kept for inspection: ${userFolder}\n`);
+		process.stderr.write(
+			`\n[e2e] setup failed; n8n user folder kept for inspection: ${userFolder}\n`,
+		);
 		throw error;
 	}
 }

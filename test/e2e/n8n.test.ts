@@ -39,7 +39,10 @@ afterAll(async () => {
 // helpers
 
 /** Runs a case's workflow through its production webhook; returns the HTTP status and the output items. */
-async function call(name: CaseName, body: Json = {}): Promise<{ status: number; items: Json[]; raw: unknown }> {
+async function call(
+	name: CaseName,
+	body: Json = {},
+): Promise<{ status: number; items: Json[]; raw: unknown }> {
 	const { status, body: raw } = await world.n8n.callWebhook<unknown>(CASES[name].path, body);
 	return { status, items: Array.isArray(raw) ? (raw as Json[]) : [], raw };
 }
@@ -48,7 +51,9 @@ async function call(name: CaseName, body: Json = {}): Promise<{ status: number; 
 async function run(name: CaseName, body: Json = {}): Promise<Json[]> {
 	const result = await call(name, body);
 	if (result.status !== 200 || !Array.isArray(result.raw)) {
-		throw new Error(`${name} answered HTTP ${result.status}: ${JSON.stringify(result.raw).slice(0, 1000)}`);
+		throw new Error(
+			`${name} answered HTTP ${result.status}: ${JSON.stringify(result.raw).slice(0, 1000)}`,
+		);
 	}
 	return result.items;
 }
@@ -60,8 +65,10 @@ const allRequestsSince = (since: number): RequestLogEntry[] => world.sandbox.req
 const isTriggerTraffic = (e: RequestLogEntry) =>
 	e.query.lead_id === world.triggerLeadId || e.path === `/api/v1/leads/${world.triggerLeadId}`;
 /** The requests a case made: the published trigger polls in the background and is left out. */
-const requestsSince = (since: number): RequestLogEntry[] => allRequestsSince(since).filter((e) => !isTriggerTraffic(e));
-const summary = (entries: RequestLogEntry[]) => entries.map((e) => `${e.method} ${e.path} ${e.status}`);
+const requestsSince = (since: number): RequestLogEntry[] =>
+	allRequestsSince(since).filter((e) => !isTriggerTraffic(e));
+const summary = (entries: RequestLogEntry[]) =>
+	entries.map((e) => `${e.method} ${e.path} ${e.status}`);
 
 function someLead(predicate: (lead: Lead) => boolean = () => true): Lead {
 	const lead = [...world.sandbox.store.leads.values()].find(predicate);
@@ -71,12 +78,17 @@ function someLead(predicate: (lead: Lead) => boolean = () => true): Lead {
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
+async function waitFor<T>(
+	what: string,
+	probe: () => T | undefined | Promise<T | undefined>,
+	timeoutMs: number,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await probe();
 		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		if (Date.now() > deadline)
+			throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
 		await tick(250);
 	}
 }
@@ -94,7 +106,9 @@ interface ExecutionSummary {
 	status: string;
 	mode: string;
 	workflowId: string;
-	data?: { resultData: { error?: Json; runData: Record<string, Array<{ data?: { main: Json[][] } }>> } };
+	data?: {
+		resultData: { error?: Json; runData: Record<string, Array<{ data?: { main: Json[][] } }>> };
+	};
 }
 
 async function executionsOf(workflowId: string, includeData = false): Promise<ExecutionSummary[]> {
@@ -114,18 +128,28 @@ describe('n8n with the packed package', () => {
 		const action = byName.get(NODE_TYPES.action);
 		const trigger = byName.get(NODE_TYPES.trigger);
 		const tool = byName.get(NODE_TYPES.tool);
-		expect(action).toMatchObject({ displayName: 'Outreach Automation', credentials: [{ name: CREDENTIAL_TYPE }] });
+		expect(action).toMatchObject({
+			displayName: 'Outreach Automation',
+			credentials: [{ name: CREDENTIAL_TYPE }],
+		});
 		expect(trigger).toMatchObject({ displayName: 'Outreach Automation Trigger', polling: true });
 		expect(tool).toBeDefined();
 		expect(tool!.displayName).toMatch(/Outreach Automation/);
 	});
 
 	test('knows the credential type, and the node types in the editor', async () => {
-		const credentialTypes = await world.n8n.session<Array<{ name: string; displayName: string }>>('GET', '/types/credentials.json');
-		expect(credentialTypes.find((c) => c.name === CREDENTIAL_TYPE)).toMatchObject({ displayName: 'Outreach Automation API' });
+		const credentialTypes = await world.n8n.session<Array<{ name: string; displayName: string }>>(
+			'GET',
+			'/types/credentials.json',
+		);
+		expect(credentialTypes.find((c) => c.name === CREDENTIAL_TYPE)).toMatchObject({
+			displayName: 'Outreach Automation API',
+		});
 		const nodeTypes = await world.n8n.session<Array<{ name: string }>>('GET', '/types/nodes.json');
 		const names = nodeTypes.map((n) => n.name);
-		expect(names).toEqual(expect.arrayContaining([NODE_TYPES.action, NODE_TYPES.trigger, NODE_TYPES.tool]));
+		expect(names).toEqual(
+			expect.arrayContaining([NODE_TYPES.action, NODE_TYPES.trigger, NODE_TYPES.tool]),
+		);
 	});
 
 	test("the imported credential passes n8n's credential test; a wrong key fails it", async () => {
@@ -138,13 +162,21 @@ describe('n8n with the packed package', () => {
 		expect(stored.data.baseUrl).toBe(world.sandbox.url);
 		expect(stored.data.apiKey).not.toBe(world.sandbox.apiKey);
 		const base = { id: stored.id, name: stored.name, type: stored.type };
-		const good = await world.n8n.rest<{ status: string; message: string }>('POST', '/credentials/test', {
-			credentials: { ...base, data: stored.data },
-		});
+		const good = await world.n8n.rest<{ status: string; message: string }>(
+			'POST',
+			'/credentials/test',
+			{
+				credentials: { ...base, data: stored.data },
+			},
+		);
 		expect(good).toMatchObject({ status: 'OK' });
-		const bad = await world.n8n.rest<{ status: string; message: string }>('POST', '/credentials/test', {
-			credentials: { ...base, data: { ...stored.data, apiKey: 'not-the-key' } },
-		});
+		const bad = await world.n8n.rest<{ status: string; message: string }>(
+			'POST',
+			'/credentials/test',
+			{
+				credentials: { ...base, data: { ...stored.data, apiKey: 'not-the-key' } },
+			},
+		);
 		expect(bad.status).toBe('Error');
 		expect(bad.message).toMatch(/API key/i);
 		// n8n asks once with the stored key; with the wrong key it asks (twice, n8n's own doing) and is refused.
@@ -158,15 +190,15 @@ describe('n8n with the packed package', () => {
 		const known = new Set(world.exportedNodes.map((n) => n.name));
 		expect(world.exampleIds).toHaveLength(3);
 		for (const id of world.exampleIds) {
-			const workflow = await world.n8n.publicApi<{ nodes: Array<{ type: string; credentials?: Json }> }>(
-				world.apiKey,
-				'GET',
-				`/workflows/${id}`,
-			);
+			const workflow = await world.n8n.publicApi<{
+				nodes: Array<{ type: string; credentials?: Json }>;
+			}>(world.apiKey, 'GET', `/workflows/${id}`);
 			for (const node of workflow.nodes) {
 				expect(known.has(node.type) || node.type === 'n8n-nodes-base.stickyNote').toBe(true);
 				if (node.type.startsWith('n8n-nodes-outreach-automation.')) {
-					expect(node.credentials).toEqual({ [CREDENTIAL_TYPE]: { id: CREDENTIAL.id, name: CREDENTIAL.name } });
+					expect(node.credentials).toEqual({
+						[CREDENTIAL_TYPE]: { id: CREDENTIAL.id, name: CREDENTIAL.name },
+					});
 				}
 			}
 			expect(workflow.nodes.map((n) => n.type)).toEqual(
@@ -181,16 +213,30 @@ let reply: Message | undefined;
 
 describe('trigger: activation', () => {
 	test('activation polled once, emitted nothing (old messages are not new), and a reply is simulated', async () => {
-		const polls = allRequestsSince(0).filter((e) => e.method === 'GET' && e.path === '/api/v1/messages' && e.query.lead_id === world.triggerLeadId);
+		const polls = allRequestsSince(0).filter(
+			(e) =>
+				e.method === 'GET' &&
+				e.path === '/api/v1/messages' &&
+				e.query.lead_id === world.triggerLeadId,
+		);
 		expect(polls.length).toBeGreaterThanOrEqual(1);
 		expect(polls[0].query).toMatchObject({ lead_id: world.triggerLeadId, status: 'received' });
 		expect(polls.every((p) => p.status === 200)).toBe(true);
-		const patches = allRequestsSince(0).filter((e) => e.method === 'PATCH' && e.path === `/api/v1/leads/${world.triggerLeadId}`);
+		const patches = allRequestsSince(0).filter(
+			(e) => e.method === 'PATCH' && e.path === `/api/v1/leads/${world.triggerLeadId}`,
+		);
 		expect(patches).toHaveLength(0);
 		expect(await executionsOf(TRIGGER_WORKFLOW_ID)).toHaveLength(0);
 
-		reply = world.sandbox.reply({ lead_id: world.triggerLeadId, body: 'Yes, let us talk on Tuesday.' });
-		expect(reply).toMatchObject({ direction: 'inbound', status: 'received', lead_id: world.triggerLeadId });
+		reply = world.sandbox.reply({
+			lead_id: world.triggerLeadId,
+			body: 'Yes, let us talk on Tuesday.',
+		});
+		expect(reply).toMatchObject({
+			direction: 'inbound',
+			status: 'received',
+			lead_id: world.triggerLeadId,
+		});
 	});
 });
 
@@ -206,7 +252,12 @@ describe('lead', () => {
 			leadListId: 'll_e2e',
 			source: 'n8n-e2e',
 		});
-		expect(lead).toMatchObject({ first_name: 'Ada', last_name: 'Lovelace', lead_list_id: 'll_e2e', source: 'n8n-e2e' });
+		expect(lead).toMatchObject({
+			first_name: 'Ada',
+			last_name: 'Lovelace',
+			lead_list_id: 'll_e2e',
+			source: 'n8n-e2e',
+		});
 		expect(world.sandbox.store.leads.get(String(lead.id))).toEqual(lead);
 		const log = requestsSince(since);
 		expect(summary(log)).toEqual(['POST /api/v1/leads 201']);
@@ -238,7 +289,13 @@ describe('lead', () => {
 		const expectedPages = Math.ceil(store.size / 100);
 		expect(expectedPages).toBeGreaterThanOrEqual(3);
 		expect(pages.map((p) => [p.method, p.path, p.query.page, p.query.per_page, p.status])).toEqual(
-			Array.from({ length: expectedPages }, (_, i) => ['GET', '/api/v1/leads', String(i + 1), '100', 200]),
+			Array.from({ length: expectedPages }, (_, i) => [
+				'GET',
+				'/api/v1/leads',
+				String(i + 1),
+				'100',
+				200,
+			]),
 		);
 	});
 
@@ -251,25 +308,43 @@ describe('lead', () => {
 		// One page, no bigger than the limit.
 		expect(log[0].query).toMatchObject({ search: 'a', per_page: '5' });
 		for (const item of items) {
-			expect([item.first_name, item.last_name, item.company, item.title].join(' ').toLowerCase()).toContain('a');
+			expect(
+				[item.first_name, item.last_name, item.company, item.title].join(' ').toLowerCase(),
+			).toContain('a');
 		}
 
 		// Campaign filter, through the resource locator: exactly the campaign's leads.
-		const campaign = [...world.sandbox.store.campaigns.values()].find((c) => world.sandbox.store.leadsOf(c).length > 3)!;
+		const campaign = [...world.sandbox.store.campaigns.values()].find(
+			(c) => world.sandbox.store.leadsOf(c).length > 3,
+		)!;
 		const expected = world.sandbox.store.leadsOf(campaign).map((l) => l.id);
 		const filtered = await run('leadGetSome', { limit: 500, campaignId: campaign.id });
 		expect(filtered.map((i) => i.id).sort()).toEqual([...expected].sort());
-		expect(requestsSince(since).slice(1).every((e) => e.query.campaign_id === campaign.id)).toBe(true);
+		expect(
+			requestsSince(since)
+				.slice(1)
+				.every((e) => e.query.campaign_id === campaign.id),
+		).toBe(true);
 	});
 
 	test('update sends only the changed fields and keeps the others', async () => {
 		const before = { ...someLead((l) => l.title !== 'Chief Tester') };
 		const since = mark(world.sandbox);
-		const [updated] = await run('leadUpdate', { leadId: before.id, title: 'Chief Tester', stage: 'qualified' });
+		const [updated] = await run('leadUpdate', {
+			leadId: before.id,
+			title: 'Chief Tester',
+			stage: 'qualified',
+		});
 		const log = requestsSince(since);
 		expect(summary(log)).toEqual([`PATCH /api/v1/leads/${before.id} 200`]);
 		expect(log[0].body).toEqual({ title: 'Chief Tester', stage: 'qualified' });
-		expect(updated).toMatchObject({ id: before.id, first_name: before.first_name, company: before.company, title: 'Chief Tester', stage: 'qualified' });
+		expect(updated).toMatchObject({
+			id: before.id,
+			first_name: before.first_name,
+			company: before.company,
+			title: 'Chief Tester',
+			stage: 'qualified',
+		});
 		expect(world.sandbox.store.leads.get(before.id)).toEqual(updated);
 	});
 
@@ -283,9 +358,14 @@ describe('lead', () => {
 
 		const failed = await call('leadGet', { leadId: lead.id });
 		expect(failed.status).toBe(500);
-		expect(await lastError('leadGet')).toMatch(new RegExp(`${lead.id}.*not found|not found.*${lead.id}`, 'i'));
+		expect(await lastError('leadGet')).toMatch(
+			new RegExp(`${lead.id}.*not found|not found.*${lead.id}`, 'i'),
+		);
 		// A 404 is final: asked once, not retried.
-		expect(summary(requestsSince(since))).toEqual([`DELETE /api/v1/leads/${lead.id} 200`, `GET /api/v1/leads/${lead.id} 404`]);
+		expect(summary(requestsSince(since))).toEqual([
+			`DELETE /api/v1/leads/${lead.id} 200`,
+			`GET /api/v1/leads/${lead.id} 404`,
+		]);
 	});
 });
 
@@ -299,30 +379,50 @@ describe('campaign', () => {
 			{ type: 'connection_request', note: 'Hi {{firstName}}, great to meet you at the summit.' },
 			{ type: 'message', delay_days: 2, body: 'Thanks for connecting, {{firstName}}!' },
 		];
-		expect(created).toMatchObject({ name: 'E2E founders', type: 'connection_message', status: 'draft', lead_list_id: 'll_e2e' });
+		expect(created).toMatchObject({
+			name: 'E2E founders',
+			type: 'connection_message',
+			status: 'draft',
+			lead_list_id: 'll_e2e',
+		});
 		expect(created.steps).toEqual(expectedSteps);
 		const log = requestsSince(since);
 		expect(summary(log)).toEqual(['POST /api/v1/campaigns 201']);
-		expect(log[0].body).toEqual({ name: 'E2E founders', type: 'connection_message', lead_list_id: 'll_e2e', steps: expectedSteps });
+		expect(log[0].body).toEqual({
+			name: 'E2E founders',
+			type: 'connection_message',
+			lead_list_id: 'll_e2e',
+			steps: expectedSteps,
+		});
 		expect(world.sandbox.store.campaigns.get(String(created.id))?.steps).toEqual(expectedSteps);
 	});
 
 	test('create with a custom type and raw JSON steps passes unknown step types through', async () => {
 		const since = mark(world.sandbox);
 		const [campaign] = await run('campaignCreateJson', { name: 'E2E InMail' });
-		expect(campaign).toMatchObject({ name: 'E2E InMail', type: 'inmail_sequence', status: 'draft' });
+		expect(campaign).toMatchObject({
+			name: 'E2E InMail',
+			type: 'inmail_sequence',
+			status: 'draft',
+		});
 		expect(requestsSince(since)[0].body).toEqual({
 			name: 'E2E InMail',
 			type: 'inmail_sequence',
 			steps: [
-				{ type: 'inmail', subject: 'Quick question', body: 'Hi {{firstName}}, do you have a minute?' },
+				{
+					type: 'inmail',
+					subject: 'Quick question',
+					body: 'Hi {{firstName}}, do you have a minute?',
+				},
 				{ type: 'message', delay_days: 3, body: 'Following up on my InMail.' },
 			],
 		});
 	});
 
 	test('get returns the campaign; get many returns all of them, or the limit', async () => {
-		expect(await run('campaignGet', { campaignId: created.id })).toEqual([world.sandbox.store.campaigns.get(String(created.id))]);
+		expect(await run('campaignGet', { campaignId: created.id })).toEqual([
+			world.sandbox.store.campaigns.get(String(created.id)),
+		]);
 		const all = await run('campaignGetAll');
 		expect(all.map((c) => c.id).sort()).toEqual([...world.sandbox.store.campaigns.keys()].sort());
 		expect(await run('campaignGetSome', { limit: 2 })).toHaveLength(2);
@@ -337,7 +437,10 @@ describe('campaign', () => {
 		const [paused] = await run('campaignPause', { campaignId: id });
 		expect(paused).toMatchObject({ id, status: 'paused' });
 		expect(world.sandbox.store.campaigns.get(id)?.status).toBe('paused');
-		expect(summary(requestsSince(since))).toEqual([`POST /api/v1/campaigns/${id}/start 200`, `POST /api/v1/campaigns/${id}/pause 200`]);
+		expect(summary(requestsSince(since))).toEqual([
+			`POST /api/v1/campaigns/${id}/start 200`,
+			`POST /api/v1/campaigns/${id}/pause 200`,
+		]);
 		// Pausing again is refused by the service (409): the workflow fails with its message.
 		const again = await call('campaignPause', { campaignId: id });
 		expect(again.status).toBe(500);
@@ -346,10 +449,16 @@ describe('campaign', () => {
 
 	test('get analytics returns the rates and per-step metrics the service computes', async () => {
 		const store = world.sandbox.store;
-		const campaign = [...store.campaigns.values()].find((c) => c.status === 'active' && store.findMessages({ campaign_id: c.id }).length > 0)!;
+		const campaign = [...store.campaigns.values()].find(
+			(c) => c.status === 'active' && store.findMessages({ campaign_id: c.id }).length > 0,
+		)!;
 		const [analytics] = await run('campaignAnalytics', { campaignId: campaign.id });
 		expect(analytics).toEqual(store.analytics(campaign));
-		expect(analytics).toMatchObject({ campaign_id: campaign.id, connection_rate: expect.any(Number), reply_rate: expect.any(Number) });
+		expect(analytics).toMatchObject({
+			campaign_id: campaign.id,
+			connection_rate: expect.any(Number),
+			reply_rate: expect.any(Number),
+		});
 		expect((analytics.steps as unknown[]).length).toBe(campaign.steps.length);
 	});
 });
@@ -361,7 +470,11 @@ describe('message', () => {
 		const lead = someLead((l) => l.first_name !== 'Tess');
 		const since = mark(world.sandbox);
 		[sent] = await run('messageSend', { leadId: lead.id, text: 'Hello from the n8n e2e test' });
-		expect(sent).toMatchObject({ lead_id: lead.id, body: 'Hello from the n8n e2e test', direction: 'outbound' });
+		expect(sent).toMatchObject({
+			lead_id: lead.id,
+			body: 'Hello from the n8n e2e test',
+			direction: 'outbound',
+		});
 		const log = requestsSince(since);
 		expect(summary(log)).toEqual(['POST /api/v1/messages 201']);
 		expect(log[0].body).toEqual({ lead_id: lead.id, body: 'Hello from the n8n e2e test' });
@@ -376,18 +489,31 @@ describe('message', () => {
 		const store = world.sandbox.store;
 		const lead = store.leads.get(String(sent.lead_id))!;
 		const byLead = await run('messageGetAll', { leadId: lead.id });
-		expect(byLead.map((m) => m.id).sort()).toEqual(store.findMessages({ lead_id: lead.id }).map((m) => m.id).sort());
+		expect(byLead.map((m) => m.id).sort()).toEqual(
+			store
+				.findMessages({ lead_id: lead.id })
+				.map((m) => m.id)
+				.sort(),
+		);
 		expect(byLead.map((m) => m.id)).toContain(sent.id);
 
 		const busiest = [...store.campaigns.values()].sort(
-			(a, b) => store.findMessages({ campaign_id: b.id }).length - store.findMessages({ campaign_id: a.id }).length,
+			(a, b) =>
+				store.findMessages({ campaign_id: b.id }).length -
+				store.findMessages({ campaign_id: a.id }).length,
 		)[0];
 		const since = mark(world.sandbox);
 		const byCampaign = await run('messageGetAll', { campaignId: busiest.id, status: 'delivered' });
-		const expected = store.findMessages({ campaign_id: busiest.id, status: 'delivered' }).map((m) => m.id);
+		const expected = store
+			.findMessages({ campaign_id: busiest.id, status: 'delivered' })
+			.map((m) => m.id);
 		expect(expected.length).toBeGreaterThan(0);
 		expect(byCampaign.map((m) => m.id).sort()).toEqual([...expected].sort());
-		expect(requestsSince(since).every((e) => e.query.campaign_id === busiest.id && e.query.status === 'delivered')).toBe(true);
+		expect(
+			requestsSince(since).every(
+				(e) => e.query.campaign_id === busiest.id && e.query.status === 'delivered',
+			),
+		).toBe(true);
 
 		const all = await run('messageGetAll', {});
 		expect(all).toHaveLength(store.findMessages({}).length);
@@ -401,7 +527,9 @@ describe('Continue On Fail', () => {
 	test('a good and a missing lead: one result, one error item, each asked once', async () => {
 		const good = someLead((l) => l.first_name !== 'Tess');
 		const since = mark(world.sandbox);
-		const items = await run('leadGetEach', { items: [{ leadId: good.id }, { leadId: 'ld_missing01' }] });
+		const items = await run('leadGetEach', {
+			items: [{ leadId: good.id }, { leadId: 'ld_missing01' }],
+		});
 		expect(items).toHaveLength(2);
 		expect(items[0]).toEqual(good);
 		expect(JSON.stringify(items[1])).toMatch(/ld_missing01.*not found|not found.*ld_missing01/i);
@@ -465,10 +593,19 @@ describe('examples (run with n8n execute before n8n started)', () => {
 		expect(output('Create lead')).toHaveLength(3);
 		expect(after.newCampaigns).toHaveLength(1);
 		const [campaign] = after.newCampaigns;
-		expect(campaign).toMatchObject({ status: 'active', lead_list_id: 'll_crm_sync', type: 'connection_message' });
-		expect(campaign.steps[0]).toEqual({ type: 'connection_request', note: expect.stringContaining('{{firstName}}') });
+		expect(campaign).toMatchObject({
+			status: 'active',
+			lead_list_id: 'll_crm_sync',
+			type: 'connection_message',
+		});
+		expect(campaign.steps[0]).toEqual({
+			type: 'connection_request',
+			note: expect.stringContaining('{{firstName}}'),
+		});
 		expect(output('Start campaign').map((i) => i.json)).toEqual([campaign]);
-		const members = after.leads.filter((l) => l.lead_list_id === 'll_crm_sync').map((l) => `${l.first_name} ${l.last_name}`);
+		const members = after.leads
+			.filter((l) => l.lead_list_id === 'll_crm_sync')
+			.map((l) => `${l.first_name} ${l.last_name}`);
 		expect(members.sort()).toEqual(['Ada Lovelace', 'Alan Turing', 'Grace Hopper']);
 	});
 
@@ -487,7 +624,9 @@ describe('examples (run with n8n execute before n8n started)', () => {
 			expect(row.leads).toBe(after.analytics[campaign.id].leads_total);
 		}
 		const [file] = output('CSV report');
-		expect(file.binary?.data).toMatchObject({ fileName: expect.stringMatching(/^campaign-report-\d{4}-\d{2}-\d{2}\.csv$/) });
+		expect(file.binary?.data).toMatchObject({
+			fileName: expect.stringMatching(/^campaign-report-\d{4}-\d{2}-\d{2}\.csv$/),
+		});
 	});
 });
 
@@ -495,7 +634,13 @@ describe('secrets', () => {
 	test("the sandbox API key appears nowhere in n8n's log, database or outputs", () => {
 		const key = world.sandbox.apiKey;
 		const folder = path.join(world.userFolder, '.n8n');
-		const files = [world.n8n.logFile, ...fs.readdirSync(folder).filter((f) => f.startsWith('database.sqlite')).map((f) => path.join(folder, f))];
+		const files = [
+			world.n8n.logFile,
+			...fs
+				.readdirSync(folder)
+				.filter((f) => f.startsWith('database.sqlite'))
+				.map((f) => path.join(folder, f)),
+		];
 		expect(files.length).toBeGreaterThan(1);
 		for (const file of files) expect(fs.readFileSync(file).includes(key)).toBe(false);
 	});
@@ -504,23 +649,39 @@ describe('secrets', () => {
 describe('trigger: delivery', () => {
 	test('the simulated reply is delivered exactly once, and a later poll does not deliver it again', async () => {
 		expect(reply).toBeDefined();
-		const isPatch = (e: RequestLogEntry) => e.method === 'PATCH' && e.path === `/api/v1/leads/${world.triggerLeadId}`;
-		const isPoll = (e: RequestLogEntry) => e.method === 'GET' && e.path === '/api/v1/messages' && e.query.lead_id === world.triggerLeadId;
+		const isPatch = (e: RequestLogEntry) =>
+			e.method === 'PATCH' && e.path === `/api/v1/leads/${world.triggerLeadId}`;
+		const isPoll = (e: RequestLogEntry) =>
+			e.method === 'GET' &&
+			e.path === '/api/v1/messages' &&
+			e.query.lead_id === world.triggerLeadId;
 		// Polls every 15 s (see workflows.ts): the delivery comes within one period, give it four.
-		const patch = await waitFor('the trigger workflow to update the lead', () => allRequestsSince(0).find(isPatch), 60_000);
+		const patch = await waitFor(
+			'the trigger workflow to update the lead',
+			() => allRequestsSince(0).find(isPatch),
+			60_000,
+		);
 		expect(patch.status).toBe(200);
 		expect(patch.body).toEqual({ last_reply_id: reply!.id });
 		// Then wait for a complete later poll: it must find nothing new.
-		await waitFor('a later poll', () => allRequestsSince(patch.seq).find((e) => isPoll(e) && e.status !== null), 60_000);
+		await waitFor(
+			'a later poll',
+			() => allRequestsSince(patch.seq).find((e) => isPoll(e) && e.status !== null),
+			60_000,
+		);
 		await tick(1_000);
 		expect(allRequestsSince(0).filter(isPatch)).toHaveLength(1);
-		expect(world.sandbox.store.leads.get(world.triggerLeadId)).toMatchObject({ last_reply_id: reply!.id });
+		expect(world.sandbox.store.leads.get(world.triggerLeadId)).toMatchObject({
+			last_reply_id: reply!.id,
+		});
 
 		const executions = await waitFor(
 			'the execution to be saved',
 			async () => {
 				const found = await executionsOf(TRIGGER_WORKFLOW_ID, true);
-				return found.length && found.every((e) => e.status !== 'running' && e.status !== 'new') ? found : undefined;
+				return found.length && found.every((e) => e.status !== 'running' && e.status !== 'new')
+					? found
+					: undefined;
 			},
 			20_000,
 		);

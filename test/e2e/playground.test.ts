@@ -7,10 +7,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { CREDENTIAL_TYPE, freePort, N8nServer, NODE_TYPES, PROJECT_ROOT, provision } from '../n8n/runtime';
+import {
+	CREDENTIAL_TYPE,
+	freePort,
+	N8nServer,
+	NODE_TYPES,
+	PROJECT_ROOT,
+	provision,
+} from '../n8n/runtime';
 
 // What the README and the playground's banner promise.
-const LOGIN = { email: 'owner@example.com', password: 'Outreach-Playground-1', firstName: 'Playground', lastName: 'Owner' };
+const LOGIN = {
+	email: 'owner@example.com',
+	password: 'Outreach-Playground-1',
+	firstName: 'Playground',
+	lastName: 'Owner',
+};
 const SANDBOX_KEY = 'sandbox-demo-key';
 
 let dev: ChildProcess | undefined;
@@ -18,7 +30,9 @@ let output = '';
 let userFolder: string;
 
 /** The process groups the e2e environment kills on Ctrl+C and at teardown (see environment.js). */
-const groups: Set<number> = ((globalThis as { __outreachChildGroups?: Set<number> }).__outreachChildGroups ??= new Set());
+const groups: Set<number> = ((
+	globalThis as { __outreachChildGroups?: Set<number> }
+).__outreachChildGroups ??= new Set());
 const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => {
 	try {
 		process.kill(-child.pid!, signal);
@@ -37,59 +51,102 @@ afterAll(async () => {
 	if (userFolder) fs.rmSync(userFolder, { recursive: true, force: true });
 }, 60_000);
 
-test('npm run dev serves n8n with the nodes, the sandbox credential and the examples, then stops on SIGTERM', async () => {
-	// Provision first (its own timeout), so the wait for the banner below only covers the playground's start.
-	await provision();
-	userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'outreach-playground-'));
-	const [port, sandboxPort, brokerPort] = [await freePort(), await freePort(), await freePort()];
-	dev = spawn('npm', ['run', 'dev', '--', '--port', String(port), '--sandbox-port', String(sandboxPort), '--broker-port', String(brokerPort), '--user-folder', userFolder], {
-		cwd: PROJECT_ROOT,
-		env: { ...process.env, NODE_ENV: 'development' },
-		detached: true,
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
-	groups.add(dev.pid!);
-	dev.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-	dev.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-	const exited = new Promise<number | null>((resolve) => dev!.once('exit', (code) => resolve(code)));
+test(
+	'npm run dev serves n8n with the nodes, the sandbox credential and the examples, then stops on SIGTERM',
+	async () => {
+		// Provision first (its own timeout), so the wait for the banner below only covers the playground's start.
+		await provision();
+		userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'outreach-playground-'));
+		const [port, sandboxPort, brokerPort] = [await freePort(), await freePort(), await freePort()];
+		dev = spawn(
+			'npm',
+			[
+				'run',
+				'dev',
+				'--',
+				'--port',
+				String(port),
+				'--sandbox-port',
+				String(sandboxPort),
+				'--broker-port',
+				String(brokerPort),
+				'--user-folder',
+				userFolder,
+			],
+			{
+				cwd: PROJECT_ROOT,
+				env: { ...process.env, NODE_ENV: 'development' },
+				detached: true,
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
+		groups.add(dev.pid!);
+		dev.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+		dev.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+		const exited = new Promise<number | null>((resolve) =>
+			dev!.once('exit', (code) => resolve(code)),
+		);
 
-	const ready = await Promise.race([
-		(async () => {
-			while (!output.includes('playground is running')) await new Promise((r) => setTimeout(r, 250));
-			return true;
-		})(),
-		exited.then(() => false),
-		new Promise<false>((resolve) => setTimeout(() => resolve(false), 240_000)),
-	]);
-	if (!ready) throw new Error(`npm run dev did not come up:\n${output.slice(-4000)}`);
-	expect(output).toContain(`http://127.0.0.1:${port}`);
-	expect(output).toContain(`${LOGIN.email} / ${LOGIN.password}`);
+		const ready = await Promise.race([
+			(async () => {
+				while (!output.includes('playground is running'))
+					await new Promise((r) => setTimeout(r, 250));
+				return true;
+			})(),
+			exited.then(() => false),
+			new Promise<false>((resolve) => setTimeout(() => resolve(false), 240_000)),
+		]);
+		if (!ready) throw new Error(`npm run dev did not come up:\n${output.slice(-4000)}`);
+		expect(output).toContain(`http://127.0.0.1:${port}`);
+		expect(output).toContain(`${LOGIN.email} / ${LOGIN.password}`);
 
-	// The sandbox answers with the demo key the banner prints.
-	const leads = await fetch(`http://127.0.0.1:${sandboxPort}/api/v1/leads?per_page=1`, { headers: { authorization: `Bearer ${SANDBOX_KEY}` } });
-	expect(leads.status).toBe(200);
+		// The sandbox answers with the demo key the banner prints.
+		const leads = await fetch(`http://127.0.0.1:${sandboxPort}/api/v1/leads?per_page=1`, {
+			headers: { authorization: `Bearer ${SANDBOX_KEY}` },
+		});
+		expect(leads.status).toBe(200);
 
-	// Signed in as the README says, n8n shows the nodes, the credential and the three examples.
-	const runtime = await provision({ quiet: true });
-	const editor = new N8nServer(runtime, { userFolder, port, brokerPort });
-	expect(await editor.ensureOwner(LOGIN)).toBe(false); // the playground created the account already
-	const nodeTypes = await editor.session<Array<{ name: string }>>('GET', '/types/nodes.json');
-	expect(nodeTypes.map((n) => n.name)).toEqual(expect.arrayContaining([NODE_TYPES.action, NODE_TYPES.trigger]));
-	const credentials = await editor.rest<Array<{ name: string; type: string }>>('GET', '/credentials');
-	expect(credentials).toEqual(expect.arrayContaining([expect.objectContaining({ type: CREDENTIAL_TYPE, name: 'Outreach Automation (sandbox)' })]));
-	const workflows = await editor.rest<Array<{ name: string }>>('GET', '/workflows');
-	const examples = fs.readdirSync(path.join(PROJECT_ROOT, 'examples')).filter((f) => f.endsWith('.json'));
-	const names = examples.map((f) => JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'examples', f), 'utf8')).name as string);
-	expect(workflows.map((w) => w.name)).toEqual(expect.arrayContaining(names));
+		// Signed in as the README says, n8n shows the nodes, the credential and the three examples.
+		const runtime = await provision({ quiet: true });
+		const editor = new N8nServer(runtime, { userFolder, port, brokerPort });
+		expect(await editor.ensureOwner(LOGIN)).toBe(false); // the playground created the account already
+		const nodeTypes = await editor.session<Array<{ name: string }>>('GET', '/types/nodes.json');
+		expect(nodeTypes.map((n) => n.name)).toEqual(
+			expect.arrayContaining([NODE_TYPES.action, NODE_TYPES.trigger]),
+		);
+		const credentials = await editor.rest<Array<{ name: string; type: string }>>(
+			'GET',
+			'/credentials',
+		);
+		expect(credentials).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({ type: CREDENTIAL_TYPE, name: 'Outreach Automation (sandbox)' }),
+			]),
+		);
+		const workflows = await editor.rest<Array<{ name: string }>>('GET', '/workflows');
+		const examples = fs
+			.readdirSync(path.join(PROJECT_ROOT, 'examples'))
+			.filter((f) => f.endsWith('.json'));
+		const names = examples.map(
+			(f) =>
+				JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'examples', f), 'utf8')).name as string,
+		);
+		expect(workflows.map((w) => w.name)).toEqual(expect.arrayContaining(names));
 
-	// SIGTERM (what Ctrl+C or a closing terminal sends) stops n8n and the sandbox: both ports stop answering.
-	signalGroup(dev, 'SIGTERM');
-	const deadline = Date.now() + 60_000;
-	while (Date.now() < deadline && ((await answers(`http://127.0.0.1:${port}/healthz`)) || (await answers(`http://127.0.0.1:${sandboxPort}/__sandbox/health`)))) {
-		await new Promise((r) => setTimeout(r, 250));
-	}
-	expect(await answers(`http://127.0.0.1:${port}/healthz`)).toBe(false);
-	expect(await answers(`http://127.0.0.1:${sandboxPort}/__sandbox/health`)).toBe(false);
-	groups.delete(dev.pid!);
-	dev = undefined;
-}, 30 * 60_000);
+		// SIGTERM (what Ctrl+C or a closing terminal sends) stops n8n and the sandbox: both ports stop answering.
+		signalGroup(dev, 'SIGTERM');
+		const deadline = Date.now() + 60_000;
+		while (
+			Date.now() < deadline &&
+			((await answers(`http://127.0.0.1:${port}/healthz`)) ||
+				(await answers(`http://127.0.0.1:${sandboxPort}/__sandbox/health`)))
+		) {
+			await new Promise((r) => setTimeout(r, 250));
+		}
+		expect(await answers(`http://127.0.0.1:${port}/healthz`)).toBe(false);
+		expect(await answers(`http://127.0.0.1:${sandboxPort}/__sandbox/health`)).toBe(false);
+		groups.delete(dev.pid!);
+		dev = undefined;
+	},
+	30 * 60_000,
+);

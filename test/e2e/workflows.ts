@@ -22,13 +22,19 @@ import {
 } from '../n8n/workflow-json';
 
 /** The credential the examples reference too (by this id and name). */
-export const CREDENTIAL = { id: 'OutreachSandbox1', name: 'Outreach Automation (sandbox)' } as const;
+export const CREDENTIAL = {
+	id: 'OutreachSandbox1',
+	name: 'Outreach Automation (sandbox)',
+} as const;
 
 export { ACTION_NODE, byId, expr, TRIGGER_NODE };
 export type { Parameters, WorkflowJson };
 
-const outreachNode = (parameters: Parameters, position: [number, number], extra: Partial<NodeJson> = {}) =>
-	outreachNodeWith(CREDENTIAL, parameters, position, extra);
+const outreachNode = (
+	parameters: Parameters,
+	position: [number, number],
+	extra: Partial<NodeJson> = {},
+) => outreachNodeWith(CREDENTIAL, parameters, position, extra);
 
 export interface ActionCase {
 	/** Workflow id (short, alphanumeric). */
@@ -39,11 +45,19 @@ export interface ActionCase {
 }
 
 /** Webhook -> Outreach Automation(parameters). */
-function actionCase(id: string, path: string, parameters: Parameters, extra: Partial<NodeJson> = {}): ActionCase {
+function actionCase(
+	id: string,
+	path: string,
+	parameters: Parameters,
+	extra: Partial<NodeJson> = {},
+): ActionCase {
 	return {
 		id,
 		path,
-		workflow: workflow(id, `e2e: ${path}`, [webhookNode(path), outreachNode(parameters, [220, 0], extra)]),
+		workflow: workflow(id, `e2e: ${path}`, [
+			webhookNode(path),
+			outreachNode(parameters, [220, 0], extra),
+		]),
 	};
 }
 
@@ -57,7 +71,11 @@ function perItemCase(id: string, path: string, parameters: Parameters): ActionCa
 		position: [220, 0],
 		parameters: { fieldToSplitOut: 'body.items', options: {} },
 	};
-	const nodes = [webhookNode(path), split, outreachNode(parameters, [440, 0], { onError: 'continueRegularOutput' })];
+	const nodes = [
+		webhookNode(path),
+		split,
+		outreachNode(parameters, [440, 0], { onError: 'continueRegularOutput' }),
+	];
 	return { id, path, workflow: workflow(id, `e2e: ${path}`, nodes) };
 }
 
@@ -78,8 +96,17 @@ export const CASES = {
 			customFields: { field: [{ name: 'source', value: body('source') }] },
 		},
 	}),
-	leadGet: actionCase('e2eLeadGet', 'lead-get', { resource: 'lead', operation: 'get', leadId: byId('$json.body.leadId') }),
-	leadGetAll: actionCase('e2eLeadGetAll', 'lead-get-all', { resource: 'lead', operation: 'getAll', returnAll: true, filters: {} }),
+	leadGet: actionCase('e2eLeadGet', 'lead-get', {
+		resource: 'lead',
+		operation: 'get',
+		leadId: byId('$json.body.leadId'),
+	}),
+	leadGetAll: actionCase('e2eLeadGetAll', 'lead-get-all', {
+		resource: 'lead',
+		operation: 'getAll',
+		returnAll: true,
+		filters: {},
+	}),
 	leadGetSome: actionCase('e2eLeadGetSome', 'lead-get-some', {
 		resource: 'lead',
 		operation: 'getAll',
@@ -96,7 +123,11 @@ export const CASES = {
 			customFields: { field: [{ name: 'stage', value: body('stage') }] },
 		},
 	}),
-	leadDelete: actionCase('e2eLeadDelete', 'lead-delete', { resource: 'lead', operation: 'delete', leadId: byId('$json.body.leadId') }),
+	leadDelete: actionCase('e2eLeadDelete', 'lead-delete', {
+		resource: 'lead',
+		operation: 'delete',
+		leadId: byId('$json.body.leadId'),
+	}),
 
 	campaignCreate: actionCase('e2eCampaignCreate', 'campaign-create', {
 		resource: 'campaign',
@@ -121,20 +152,40 @@ export const CASES = {
 		customType: 'inmail_sequence',
 		stepsMode: 'json',
 		stepsJson: JSON.stringify([
-			{ type: 'inmail', subject: 'Quick question', body: 'Hi {{firstName}}, do you have a minute?' },
+			{
+				type: 'inmail',
+				subject: 'Quick question',
+				body: 'Hi {{firstName}}, do you have a minute?',
+			},
 			{ type: 'message', delay_days: 3, body: 'Following up on my InMail.' },
 		]),
 	}),
-	campaignGet: actionCase('e2eCampaignGet', 'campaign-get', { resource: 'campaign', operation: 'get', campaignId: byId('$json.body.campaignId') }),
-	campaignGetAll: actionCase('e2eCampaignGetAll', 'campaign-get-all', { resource: 'campaign', operation: 'getAll', returnAll: true }),
+	campaignGet: actionCase('e2eCampaignGet', 'campaign-get', {
+		resource: 'campaign',
+		operation: 'get',
+		campaignId: byId('$json.body.campaignId'),
+	}),
+	campaignGetAll: actionCase('e2eCampaignGetAll', 'campaign-get-all', {
+		resource: 'campaign',
+		operation: 'getAll',
+		returnAll: true,
+	}),
 	campaignGetSome: actionCase('e2eCampaignGetSome', 'campaign-get-some', {
 		resource: 'campaign',
 		operation: 'getAll',
 		returnAll: false,
 		limit: body('limit'),
 	}),
-	campaignStart: actionCase('e2eCampaignStart', 'campaign-start', { resource: 'campaign', operation: 'start', campaignId: byId('$json.body.campaignId') }),
-	campaignPause: actionCase('e2eCampaignPause', 'campaign-pause', { resource: 'campaign', operation: 'pause', campaignId: byId('$json.body.campaignId') }),
+	campaignStart: actionCase('e2eCampaignStart', 'campaign-start', {
+		resource: 'campaign',
+		operation: 'start',
+		campaignId: byId('$json.body.campaignId'),
+	}),
+	campaignPause: actionCase('e2eCampaignPause', 'campaign-pause', {
+		resource: 'campaign',
+		operation: 'pause',
+		campaignId: byId('$json.body.campaignId'),
+	}),
 	campaignAnalytics: actionCase('e2eCampaignAnalytics', 'campaign-analytics', {
 		resource: 'campaign',
 		operation: 'getAnalytics',
@@ -147,7 +198,11 @@ export const CASES = {
 		leadId: byId('$json.body.leadId'),
 		body: body('text'),
 	}),
-	messageGet: actionCase('e2eMessageGet', 'message-get', { resource: 'message', operation: 'get', messageId: body('messageId') }),
+	messageGet: actionCase('e2eMessageGet', 'message-get', {
+		resource: 'message',
+		operation: 'get',
+		messageId: body('messageId'),
+	}),
 	messageGetAll: actionCase('e2eMessageGetAll', 'message-get-all', {
 		resource: 'message',
 		operation: 'getAll',
@@ -167,7 +222,11 @@ export const CASES = {
 	}),
 
 	// Continue On Fail: one item per entry of body.items, a failing item becomes an error item.
-	leadGetEach: perItemCase('e2eLeadGetEach', 'lead-get-each', { resource: 'lead', operation: 'get', leadId: byId('$json.leadId') }),
+	leadGetEach: perItemCase('e2eLeadGetEach', 'lead-get-each', {
+		resource: 'lead',
+		operation: 'get',
+		leadId: byId('$json.leadId'),
+	}),
 	messageSendEach: perItemCase('e2eMessageSendEach', 'message-send-each', {
 		resource: 'message',
 		operation: 'send',
@@ -194,7 +253,12 @@ export function triggerWorkflow(leadId: string): WorkflowJson {
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: {
-			pollTimes: { item: [0, 15, 30, 45].map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })) },
+			pollTimes: {
+				item: [0, 15, 30, 45].map((second) => ({
+					mode: 'custom',
+					cronExpression: `${second} * * * * *`,
+				})),
+			},
 			filters: { leadId: { __rl: true, mode: 'id', value: leadId }, status: 'received' },
 			options: {},
 		},
@@ -205,7 +269,9 @@ export function triggerWorkflow(leadId: string): WorkflowJson {
 			resource: 'lead',
 			operation: 'update',
 			leadId: byId('$json.lead_id'),
-			updateFields: { customFields: { field: [{ name: 'last_reply_id', value: expr('$json.id') }] } },
+			updateFields: {
+				customFields: { field: [{ name: 'last_reply_id', value: expr('$json.id') }] },
+			},
 		},
 		[220, 0],
 		{ name: 'Mark Lead Replied' },

@@ -65,7 +65,8 @@ const nodeTypeList: Record<string, INodeType> = {
 	testItems: new TestItems(),
 };
 // As n8n does when it loads a package: declarative nodes get "Request Options" (batching, timeout...).
-for (const nodeType of Object.values(nodeTypeList)) DirectoryLoader.applyDeclarativeNodeOptionParameters(nodeType);
+for (const nodeType of Object.values(nodeTypeList))
+	DirectoryLoader.applyDeclarativeNodeOptionParameters(nodeType);
 
 const nodeTypes: INodeTypes = {
 	getByName: (name: string) => nodeTypeList[name] as INodeType | IVersionedNodeType,
@@ -135,7 +136,11 @@ export interface Credentials {
 	apiKey: string;
 }
 
-function additionalData(credentials: Credentials, workflowData: IWorkflowBase, mode: WorkflowExecuteMode) {
+function additionalData(
+	credentials: Credentials,
+	workflowData: IWorkflowBase,
+	mode: WorkflowExecuteMode,
+) {
 	return {
 		credentialsHelper: new TestCredentialsHelper({ ...credentials }),
 		hooks: new ExecutionLifecycleHooks(mode, 'test-execution', workflowData),
@@ -204,7 +209,10 @@ export async function runNode(
 		position: [0, 0],
 		parameters: { items: JSON.stringify(inputs) },
 	};
-	const node = actionNode(parameters, options.continueOnFail ? { onError: 'continueRegularOutput' } : {});
+	const node = actionNode(
+		parameters,
+		options.continueOnFail ? { onError: 'continueRegularOutput' } : {},
+	);
 	const workflowData: IWorkflowBase = {
 		id: 'wf-test',
 		name: 'test',
@@ -223,7 +231,10 @@ export async function runNode(
 		active: false,
 		nodeTypes,
 	});
-	const run = await new WorkflowExecute(additionalData(credentials, workflowData, 'manual'), 'manual').run({
+	const run = await new WorkflowExecute(
+		additionalData(credentials, workflowData, 'manual'),
+		'manual',
+	).run({
 		workflow,
 		startNode: start,
 	});
@@ -266,14 +277,22 @@ export class TriggerHarness {
 
 	/** One poll as the activated workflow runs it; returns the emitted items (empty when null). */
 	async poll(mode: 'trigger' | 'manual' = 'trigger'): Promise<IDataObject[]> {
-		const ctx = new PollContext(this.workflow, this.node, this.data, mode, mode === 'manual' ? 'manual' : 'activate');
+		const ctx = new PollContext(
+			this.workflow,
+			this.node,
+			this.data,
+			mode,
+			mode === 'manual' ? 'manual' : 'activate',
+		);
 		const result = await nodeTypeList.outreachAutomationTrigger.poll!.call(ctx);
 		return result ? result[0].map((item) => item.json) : [];
 	}
 
 	/** The trigger node's static data, as n8n would save it. */
 	state(): IDataObject {
-		return JSON.parse(JSON.stringify(this.workflow.getStaticData('node', this.node))) as IDataObject;
+		return JSON.parse(
+			JSON.stringify(this.workflow.getStaticData('node', this.node)),
+		) as IDataObject;
 	}
 }
 
@@ -286,23 +305,35 @@ export async function listSearch(
 ): Promise<INodeListSearchResult> {
 	const node = actionNode({ resource: 'lead', operation: 'get' });
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const ctx = new LoadOptionsContext(workflow, node, additionalData(credentials, {} as IWorkflowBase, 'manual'), 'leadId');
+	const ctx = new LoadOptionsContext(
+		workflow,
+		node,
+		additionalData(credentials, {} as IWorkflowBase, 'manual'),
+		'leadId',
+	);
 	const search = nodeTypeList.outreachAutomation.methods!.listSearch![method];
 	return await search.call(ctx, filter, paginationToken);
 }
 
 /** An expression of the credential (e.g. its test request's baseURL), evaluated as n8n does with `$credentials`. */
-export function evaluateCredentialExpression(expression: string, credentials: Credentials): unknown {
+export function evaluateCredentialExpression(
+	expression: string,
+	credentials: Credentials,
+): unknown {
 	const node = actionNode({ resource: 'lead', operation: 'get' });
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	return workflow.expression.getSimpleParameterValue(node, expression, 'internal', { $credentials: credentials });
+	return workflow.expression.getSimpleParameterValue(node, expression, 'internal', {
+		$credentials: credentials,
+	});
 }
 
 /**
  * The credential's test, run the way n8n's CredentialsTester runs it: a temporary node whose only
  * routing is the test request, through RoutingNode, then the rules. Returns n8n's verdict.
  */
-export async function testCredential(credentials: Credentials): Promise<{ status: 'OK' | 'Error'; message: string }> {
+export async function testCredential(
+	credentials: Credentials,
+): Promise<{ status: 'OK' | 'Error'; message: string }> {
 	const test = credentialType.test;
 	const temp: INodeType = {
 		description: {
@@ -316,7 +347,13 @@ export async function testCredential(credentials: Credentials): Promise<{ status
 			outputs: ['main'],
 			credentials: [{ name: CREDENTIAL, required: true }],
 			properties: [
-				{ displayName: 'Temp', name: 'temp', type: 'string', default: '', routing: { request: test.request } },
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					default: '',
+					routing: { request: test.request },
+				},
 			],
 		} as unknown as INodeType['description'],
 	};
@@ -334,7 +371,12 @@ export async function testCredential(credentials: Credentials): Promise<{ status
 		getByNameAndVersion: (name: string, version?: number) =>
 			name === 'temp' ? temp : nodeTypes.getByNameAndVersion(name, version),
 	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: types });
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: types,
+	});
 	const data = additionalData(credentials, {} as IWorkflowBase, 'internal');
 	const ctx = new ExecuteContext(
 		workflow,
@@ -348,20 +390,29 @@ export async function testCredential(credentials: Credentials): Promise<{ status
 		{ node, data: {}, source: null },
 		[],
 	);
-	const decrypted: ICredentialsDecrypted = { id: '1', name: 'test', type: CREDENTIAL, data: { ...credentials } };
+	const decrypted: ICredentialsDecrypted = {
+		id: '1',
+		name: 'test',
+		type: CREDENTIAL,
+		data: { ...credentials },
+	};
 	const rules = (test.rules ?? []) as Array<{ type: string; properties: IDataObject }>;
 	let response: INodeExecutionData[][] | null | undefined;
 	try {
 		response = await new RoutingNode(ctx, temp, decrypted).runNode();
 	} catch (error) {
-		const status = (error as { cause?: { response?: { status: number; statusText?: string } } }).cause?.response;
+		const status = (error as { cause?: { response?: { status: number; statusText?: string } } })
+			.cause?.response;
 		if (status) {
 			for (const rule of rules) {
 				if (rule.type === 'responseCode' && rule.properties.value === status.status) {
 					return { status: 'Error', message: String(rule.properties.message) };
 				}
 			}
-			return { status: 'Error', message: status.statusText || `Received HTTP status code: ${status.status}` };
+			return {
+				status: 'Error',
+				message: status.statusText || `Received HTTP status code: ${status.status}`,
+			};
 		}
 		const code = (error as { cause?: { code?: string } }).cause?.code;
 		return { status: 'Error', message: code ?? String((error as Error).message) };
@@ -376,4 +427,3 @@ export async function testCredential(credentials: Credentials): Promise<{ status
 	}
 	return { status: 'OK', message: 'Connection successful!' };
 }
-

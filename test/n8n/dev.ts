@@ -38,7 +38,11 @@ const OWNER = {
 	firstName: 'Playground',
 	lastName: 'Owner',
 };
-const CREDENTIAL = { id: 'OutreachSandbox1', name: 'Outreach Automation (sandbox)', type: 'outreachAutomationApi' };
+const CREDENTIAL = {
+	id: 'OutreachSandbox1',
+	name: 'Outreach Automation (sandbox)',
+	type: 'outreachAutomationApi',
+};
 const EXAMPLES_DIR = path.join(PROJECT_ROOT, 'examples');
 
 interface Flags {
@@ -87,16 +91,24 @@ function parseFlags(argv: string[]): Flags {
 		const raw = values[name];
 		if (raw === undefined || raw === '') return fallback;
 		const value = Number(raw);
-		if (!Number.isInteger(value) || value < 1 || value > 65535) throw new Error(`--${name} must be a port number, not "${raw}"`);
+		if (!Number.isInteger(value) || value < 1 || value > 65535)
+			throw new Error(`--${name} must be a port number, not "${raw}"`);
 		return value;
 	};
 	const n8nPort = port('port', 5678);
 	const userFolder = values['user-folder'] ? path.resolve(values['user-folder']) : undefined;
-	return { port: n8nPort, sandboxPort: port('sandbox-port', 4010), brokerPort: port('broker-port', n8nPort + 1), fresh, userFolder };
+	return {
+		port: n8nPort,
+		sandboxPort: port('sandbox-port', 4010),
+		brokerPort: port('broker-port', n8nPort + 1),
+		fresh,
+		userFolder,
+	};
 }
 
 const started = Date.now();
-const say = (message: string) => process.stderr.write(`[dev +${((Date.now() - started) / 1000).toFixed(1)}s] ${message}\n`);
+const say = (message: string) =>
+	process.stderr.write(`[dev +${((Date.now() - started) / 1000).toFixed(1)}s] ${message}\n`);
 
 /** What was imported last time, so a restart only re-imports what changed (and keeps your edits otherwise). */
 interface PlaygroundState {
@@ -125,13 +137,19 @@ async function main(): Promise<void> {
 	onSignals(stop, { orphanCheck: true });
 
 	await assertPortFree(flags.port, 'n8n editor (--port / N8N_PORT)');
-	await assertPortFree(flags.brokerPort, 'n8n task runner broker (--broker-port / N8N_RUNNERS_BROKER_PORT)');
+	await assertPortFree(
+		flags.brokerPort,
+		'n8n task runner broker (--broker-port / N8N_RUNNERS_BROKER_PORT)',
+	);
 	await assertPortFree(flags.sandboxPort, 'sandbox (--sandbox-port / SANDBOX_PORT)');
 
-	say(`provisioning Node 24 + n8n ${N8N_VERSION} (the first run downloads 2-3 GB and takes several minutes; later runs reuse the cache) ...`);
+	say(
+		`provisioning Node 24 + n8n ${N8N_VERSION} (the first run downloads 2-3 GB and takes several minutes; later runs reuse the cache) ...`,
+	);
 	const runtime = await provision();
 	// One folder per n8n version: a database written by one major line is not for the other.
-	const userFolder = flags.userFolder ?? path.join(runtime.cacheDir, `playground-n8n-${runtime.n8nVersion}`);
+	const userFolder =
+		flags.userFolder ?? path.join(runtime.cacheDir, `playground-n8n-${runtime.n8nVersion}`);
 	if (flags.fresh) {
 		say(`--fresh: deleting ${userFolder}`);
 		fs.rmSync(userFolder, { recursive: true, force: true });
@@ -139,33 +157,53 @@ async function main(): Promise<void> {
 	fs.mkdirSync(userFolder, { recursive: true });
 	const stateFile = path.join(userFolder, 'playground-state.json');
 	const state = readState(stateFile);
-	const options: N8nOptions = { userFolder, port: flags.port, brokerPort: flags.brokerPort, logFile: path.join(userFolder, 'n8n.log') };
+	const options: N8nOptions = {
+		userFolder,
+		port: flags.port,
+		brokerPort: flags.brokerPort,
+		logFile: path.join(userFolder, 'n8n.log'),
+	};
 
 	sandbox = await startSandbox({ port: flags.sandboxPort });
 	const counts = sandbox.store.counts();
-	say(`sandbox API on ${sandbox.url} (${counts.leads} leads, ${counts.campaigns} campaigns, ${counts.messages} messages)`);
+	say(
+		`sandbox API on ${sandbox.url} (${counts.leads} leads, ${counts.campaigns} campaigns, ${counts.messages} messages)`,
+	);
 
 	say('installing the package into n8n from `npm pack` (as users get it) ...');
 	await packAndInstall(userFolder);
 
 	if (state.credentialBaseUrl !== sandbox.url) {
 		say(`importing the credential "${CREDENTIAL.name}" -> ${sandbox.url} ...`);
-		await importCredentials(runtime, options, [{ ...CREDENTIAL, data: { baseUrl: sandbox.url, apiKey: DEMO_API_KEY } }]);
+		await importCredentials(runtime, options, [
+			{ ...CREDENTIAL, data: { baseUrl: sandbox.url, apiKey: DEMO_API_KEY } },
+		]);
 		state.credentialBaseUrl = sandbox.url;
 		fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
 	}
 
-	const examples = fs.readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json')).sort();
+	const examples = fs
+		.readdirSync(EXAMPLES_DIR)
+		.filter((f) => f.endsWith('.json'))
+		.sort();
 	const changed = examples.filter((file) => {
-		const hash = createHash('sha256').update(fs.readFileSync(path.join(EXAMPLES_DIR, file))).digest('hex');
+		const hash = createHash('sha256')
+			.update(fs.readFileSync(path.join(EXAMPLES_DIR, file)))
+			.digest('hex');
 		return state.examples?.[file] !== hash;
 	});
 	if (changed.length) {
 		say(`importing example workflows: ${changed.join(', ')} ...`);
-		await importWorkflows(runtime, options, changed.map((file) => JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'))));
+		await importWorkflows(
+			runtime,
+			options,
+			changed.map((file) => JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'))),
+		);
 		state.examples = { ...state.examples };
 		for (const file of changed) {
-			state.examples[file] = createHash('sha256').update(fs.readFileSync(path.join(EXAMPLES_DIR, file))).digest('hex');
+			state.examples[file] = createHash('sha256')
+				.update(fs.readFileSync(path.join(EXAMPLES_DIR, file)))
+				.digest('hex');
 		}
 		fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
 	}
@@ -178,7 +216,9 @@ async function main(): Promise<void> {
 		const created = await n8n.ensureOwner(OWNER);
 		if (created) say('owner account created');
 	} catch (error) {
-		say(`could not sign in as ${OWNER.email} (${(error as Error).message.slice(0, 120)}): did you change the password? --fresh resets it.`);
+		say(
+			`could not sign in as ${OWNER.email} (${(error as Error).message.slice(0, 120)}): did you change the password? --fresh resets it.`,
+		);
 	}
 
 	const editor = `http://${HOST}:${flags.port}`;

@@ -21,7 +21,10 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(cache, { recursive: true, force: true }));
 
 /** A part whose install writes a marker file, and whose verification checks it. */
-function fakePart(counts: { installs: number }, options: { failInstall?: boolean; verify?: (dir: string) => boolean } = {}): Part {
+function fakePart(
+	counts: { installs: number },
+	options: { failInstall?: boolean; verify?: (dir: string) => boolean } = {},
+): Part {
 	return {
 		async install(dir) {
 			counts.installs++;
@@ -30,7 +33,9 @@ function fakePart(counts: { installs: number }, options: { failInstall?: boolean
 			fs.writeFileSync(path.join(dir, 'driver.node'), 'built');
 		},
 		async verify(dir) {
-			const ok = options.verify ? options.verify(dir) : fs.existsSync(path.join(dir, 'driver.node'));
+			const ok = options.verify
+				? options.verify(dir)
+				: fs.existsSync(path.join(dir, 'driver.node'));
 			if (!ok) throw new Error('the driver does not load');
 		},
 	};
@@ -42,23 +47,25 @@ test('installs, verifies and stamps; a second run trusts the stamped, verified f
 	await ensurePart(dir, { n8n: 'x' }, log, 'n8n x', fakePart(counts));
 	await ensurePart(dir, { n8n: 'x' }, log, 'n8n x', fakePart(counts));
 	expect(counts.installs).toBe(1);
-	expect(JSON.parse(fs.readFileSync(path.join(dir, '.provisioned.json'), 'utf8'))).toEqual({ n8n: 'x' });
+	expect(JSON.parse(fs.readFileSync(path.join(dir, '.provisioned.json'), 'utf8'))).toEqual({
+		n8n: 'x',
+	});
 	expect(fs.readdirSync(cache)).toEqual(['n8n-x']);
 });
 
 test('a failed install leaves no folder behind, and says what failed', async () => {
 	const dir = path.join(cache, 'n8n-x');
-	await expect(ensurePart(dir, { n8n: 'x' }, log, 'n8n x', fakePart({ installs: 0 }, { failInstall: true }))).rejects.toThrow(
-		/Provisioning n8n x failed: network went away/,
-	);
+	await expect(
+		ensurePart(dir, { n8n: 'x' }, log, 'n8n x', fakePart({ installs: 0 }, { failInstall: true })),
+	).rejects.toThrow(/Provisioning n8n x failed: network went away/);
 	expect(fs.readdirSync(cache)).toEqual([]);
 });
 
 test('an install that does not pass verification is never stamped nor moved into place', async () => {
 	const dir = path.join(cache, 'n8n-x');
-	await expect(ensurePart(dir, { n8n: 'x' }, log, 'n8n x', fakePart({ installs: 0 }, { verify: () => false }))).rejects.toThrow(
-		/the driver does not load/,
-	);
+	await expect(
+		ensurePart(dir, { n8n: 'x' }, log, 'n8n x', fakePart({ installs: 0 }, { verify: () => false })),
+	).rejects.toThrow(/the driver does not load/);
 	expect(fs.existsSync(dir)).toBe(false);
 });
 
@@ -100,6 +107,11 @@ test("an interrupted run's leftovers are removed; a live run's are not", async (
 });
 
 test('npm settings inherited from `npm run` are not passed to the npm commands it runs', () => {
-	const env = withoutNpmSettings({ PATH: '/bin', npm_config_ignore_scripts: 'true', NPM_CONFIG_NODEDIR: '/usr', npm_lifecycle_event: 'test' });
+	const env = withoutNpmSettings({
+		PATH: '/bin',
+		npm_config_ignore_scripts: 'true',
+		NPM_CONFIG_NODEDIR: '/usr',
+		npm_lifecycle_event: 'test',
+	});
 	expect(env).toEqual({ PATH: '/bin' });
 });

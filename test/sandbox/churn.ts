@@ -4,7 +4,12 @@
  * tell which items stayed in the list the whole time. Seeded: the same seed and requests churn the same items.
  */
 import { Random } from './random';
-import { OUTBOUND_STATUSES, type ChurnEventRule, type ChurnSettings, type SandboxConfig } from './schemas';
+import {
+	OUTBOUND_STATUSES,
+	type ChurnEventRule,
+	type ChurnSettings,
+	type SandboxConfig,
+} from './schemas';
 import type { Store } from './store';
 import type { ConnectionStatus } from './types';
 
@@ -41,7 +46,11 @@ export interface QueuedChurn extends Amounts {
 	remaining: number;
 }
 
-const CONNECTION_CYCLE: Record<ConnectionStatus, ConnectionStatus> = { none: 'pending', pending: 'accepted', accepted: 'none' };
+const CONNECTION_CYCLE: Record<ConnectionStatus, ConnectionStatus> = {
+	none: 'pending',
+	pending: 'accepted',
+	accepted: 'none',
+};
 const nextOutbound = (status: string) =>
 	OUTBOUND_STATUSES[(OUTBOUND_STATUSES.indexOf(status as never) + 1) % OUTBOUND_STATUSES.length];
 
@@ -91,14 +100,16 @@ export class Churn {
 	onListRead(read: ListRead, store: Store, config: Pick<SandboxConfig, 'churn'>): void {
 		const n = ++this.listRequests;
 		const due: [ChurnEvent['source'], Amounts][] = [];
-		if (config.churn && n % config.churn.everyNthListRequest === 0) due.push(['config', config.churn]);
+		if (config.churn && n % config.churn.everyNthListRequest === 0)
+			due.push(['config', config.churn]);
 		for (const queued of [...this.queue]) {
 			if (queued.resource && queued.resource !== read.resource) continue;
 			if (--queued.remaining > 0) continue;
 			this.queue.splice(this.queue.indexOf(queued), 1);
 			due.push([queued.id, queued]);
 		}
-		for (const [source, amounts] of due) this.events.push(this.apply(read, store, amounts, source, n));
+		for (const [source, amounts] of due)
+			this.events.push(this.apply(read, store, amounts, source, n));
 	}
 
 	/** `k` distinct items of `items`, drawn with the churn PRNG. */
@@ -109,8 +120,16 @@ export class Churn {
 		return [...picked].map((i) => items[i]);
 	}
 
-	private apply(read: ListRead, store: Store, amounts: Amounts, source: ChurnEvent['source'], listRequest: number): ChurnEvent {
-		const filter = Object.fromEntries(Object.entries(read.filter).filter(([, v]) => v !== undefined)) as Record<string, string>;
+	private apply(
+		read: ListRead,
+		store: Store,
+		amounts: Amounts,
+		source: ChurnEvent['source'],
+		listRequest: number,
+	): ChurnEvent {
+		const filter = Object.fromEntries(
+			Object.entries(read.filter).filter(([, v]) => v !== undefined),
+		) as Record<string, string>;
 		const event: ChurnEvent = {
 			id: this.events.length + 1,
 			listRequest,
@@ -124,11 +143,19 @@ export class Churn {
 		};
 		if (read.resource === 'leads') this.churnLeads(store, filter, amounts, event);
 		else this.churnMessages(store, filter, amounts, event);
-		event.left = [...event.removed, ...(filter.status !== undefined ? event.statusChanged.map((c) => c.id) : [])];
+		event.left = [
+			...event.removed,
+			...(filter.status !== undefined ? event.statusChanged.map((c) => c.id) : []),
+		];
 		return event;
 	}
 
-	private churnLeads(store: Store, filter: Record<string, string>, amounts: Amounts, event: ChurnEvent): void {
+	private churnLeads(
+		store: Store,
+		filter: Record<string, string>,
+		amounts: Amounts,
+		event: ChurnEvent,
+	): void {
 		const picked = this.sample(store.findLeads(filter), amounts.remove + amounts.changeStatus);
 		for (const lead of picked.slice(0, amounts.remove)) {
 			store.leads.delete(lead.id);
@@ -139,7 +166,10 @@ export class Churn {
 			store.updateLead(lead, { connection_status: to });
 			event.statusChanged.push({ id: lead.id, from: lead.connection_status, to });
 		}
-		const campaignId = filter.campaign_id !== undefined && store.campaigns.has(filter.campaign_id) ? filter.campaign_id : null;
+		const campaignId =
+			filter.campaign_id !== undefined && store.campaigns.has(filter.campaign_id)
+				? filter.campaign_id
+				: null;
 		for (let i = 0; i < amounts.insert; i++) {
 			// Fits the filter being read, so the newcomer lands in that very list.
 			const lead = store.addLead({
@@ -152,7 +182,12 @@ export class Churn {
 		}
 	}
 
-	private churnMessages(store: Store, filter: Record<string, string>, amounts: Amounts, event: ChurnEvent): void {
+	private churnMessages(
+		store: Store,
+		filter: Record<string, string>,
+		amounts: Amounts,
+		event: ChurnEvent,
+	): void {
 		const listed = store.findMessages(filter);
 		const removed = this.sample(listed, amounts.remove);
 		for (const message of removed) {

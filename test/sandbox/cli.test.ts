@@ -10,18 +10,62 @@ import { startSandbox } from './server';
 describe('parseCliArgs', () => {
 	it('maps every flag to its option', () => {
 		const { options, help } = parseCliArgs([
-			'--port', '4020', '--rate-limit', '10', '--window-ms', '1000', '--max-per-page', '50',
-			'--order', 'oldest', '--reset-format', 'http-date', '--api-key', 'k1', '--api-key', 'k2',
-			'--seed', '10000', '--no-timestamps', '--ignore-page', '--delete-returns-empty',
-			'--latency-ms', '25', '--error-rate', '0.1', '--burst-429', '0.05', '--drop-rate', '0.02',
-			'--malformed-rate', '0.01', '--false-success-rate', '0.03', '--fault-seed', '7',
+			'--port',
+			'4020',
+			'--rate-limit',
+			'10',
+			'--window-ms',
+			'1000',
+			'--max-per-page',
+			'50',
+			'--order',
+			'oldest',
+			'--reset-format',
+			'http-date',
+			'--api-key',
+			'k1',
+			'--api-key',
+			'k2',
+			'--seed',
+			'10000',
+			'--no-timestamps',
+			'--ignore-page',
+			'--delete-returns-empty',
+			'--latency-ms',
+			'25',
+			'--error-rate',
+			'0.1',
+			'--burst-429',
+			'0.05',
+			'--drop-rate',
+			'0.02',
+			'--malformed-rate',
+			'0.01',
+			'--false-success-rate',
+			'0.03',
+			'--fault-seed',
+			'7',
 		]);
 		expect(help).toBe(false);
 		expect(options).toEqual({
-			port: 4020, rateLimit: 10, windowMs: 1000, maxPerPage: 50, order: 'oldest', resetFormat: 'http-date',
-			apiKeys: ['k1', 'k2'], seed: 10000, timestamps: false, ignorePage: true, deleteReturnsEmpty: true,
-			latencyMs: 25, errorRate: 0.1, burst429Rate: 0.05, dropRate: 0.02, malformedRate: 0.01,
-			falseSuccessRate: 0.03, faultSeed: 7,
+			port: 4020,
+			rateLimit: 10,
+			windowMs: 1000,
+			maxPerPage: 50,
+			order: 'oldest',
+			resetFormat: 'http-date',
+			apiKeys: ['k1', 'k2'],
+			seed: 10000,
+			timestamps: false,
+			ignorePage: true,
+			deleteReturnsEmpty: true,
+			latencyMs: 25,
+			errorRate: 0.1,
+			burst429Rate: 0.05,
+			dropRate: 0.02,
+			malformedRate: 0.01,
+			falseSuccessRate: 0.03,
+			faultSeed: 7,
 		});
 	});
 
@@ -31,9 +75,19 @@ describe('parseCliArgs', () => {
 	});
 
 	it('reads SANDBOX_* variables, flags winning', () => {
-		const env = { SANDBOX_PORT: '5000', SANDBOX_RATE_LIMIT: '3', SANDBOX_API_KEY: 'a, b', SANDBOX_NO_TIMESTAMPS: '1', SANDBOX_IGNORE_PAGE: 'false' };
+		const env = {
+			SANDBOX_PORT: '5000',
+			SANDBOX_RATE_LIMIT: '3',
+			SANDBOX_API_KEY: 'a, b',
+			SANDBOX_NO_TIMESTAMPS: '1',
+			SANDBOX_IGNORE_PAGE: 'false',
+		};
 		expect(parseCliArgs(['--port', '6000'], env).options).toEqual({
-			port: 6000, rateLimit: 3, apiKeys: ['a', 'b'], timestamps: false, ignorePage: false,
+			port: 6000,
+			rateLimit: 3,
+			apiKeys: ['a', 'b'],
+			timestamps: false,
+			ignorePage: false,
 		});
 	});
 
@@ -42,7 +96,10 @@ describe('parseCliArgs', () => {
 		[['--rate-limit', 'lots'], /--rate-limit: must be a number/],
 		[['--rate-limit', '0'], /--rate-limit: must be an integer >= 1/],
 		[['--error-rate', '2'], /--error-rate: must be between 0 and 1/],
-		[['--reset-format', 'unix'], /--reset-format: must be one of epoch-s, epoch-ms, delta-s, http-date/],
+		[
+			['--reset-format', 'unix'],
+			/--reset-format: must be one of epoch-s, epoch-ms, delta-s, http-date/,
+		],
 		[['--verbose'], /Unknown option '--verbose'/],
 	])('rejects %j', (argv, message) => {
 		expect(() => parseCliArgs(argv)).toThrow(message);
@@ -50,7 +107,25 @@ describe('parseCliArgs', () => {
 
 	it('documents every flag with its variable', () => {
 		const text = usage();
-		for (const flag of ['--port', '--rate-limit', '--window-ms', '--max-per-page', '--order', '--reset-format', '--api-key', '--seed', '--no-timestamps', '--latency-ms', '--error-rate', '--burst-429', '--drop-rate', '--malformed-rate', '--false-success-rate', '--ignore-page', '--fault-seed']) {
+		for (const flag of [
+			'--port',
+			'--rate-limit',
+			'--window-ms',
+			'--max-per-page',
+			'--order',
+			'--reset-format',
+			'--api-key',
+			'--seed',
+			'--no-timestamps',
+			'--latency-ms',
+			'--error-rate',
+			'--burst-429',
+			'--drop-rate',
+			'--malformed-rate',
+			'--false-success-rate',
+			'--ignore-page',
+			'--fault-seed',
+		]) {
 			expect(text).toContain(flag);
 		}
 		expect(text).toContain('SANDBOX_RATE_LIMIT');
@@ -61,11 +136,15 @@ describe('parseCliArgs', () => {
 describe('the sandbox command', () => {
 	const root = path.resolve(__dirname, '../..');
 	const run = (args: string[]) =>
-		spawn(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', 'test/sandbox/cli.ts', ...args], {
-			cwd: root,
-			env: { ...process.env, SANDBOX_PORT: '' },
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		spawn(
+			process.execPath,
+			[require.resolve('ts-node/dist/bin.js'), '--transpile-only', 'test/sandbox/cli.ts', ...args],
+			{
+				cwd: root,
+				env: { ...process.env, SANDBOX_PORT: '' },
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 	const collect = (child: ChildProcess) => {
 		const out = { stdout: '', stderr: '' };
 		child.stdout!.on('data', (d) => (out.stdout += d));
@@ -78,11 +157,18 @@ describe('the sandbox command', () => {
 		const out = collect(child);
 		try {
 			while (!out.stdout.includes('Stop with Ctrl+C')) {
-				await Promise.race([once(child.stdout!, 'data'), once(child, 'exit').then(() => { throw new Error(out.stderr); })]);
+				await Promise.race([
+					once(child.stdout!, 'data'),
+					once(child, 'exit').then(() => {
+						throw new Error(out.stderr);
+					}),
+				]);
 			}
 			const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out.stdout)![1];
 			expect(out.stdout).toContain('sandbox-demo-key');
-			expect(out.stdout).toContain(`curl -s -H "Authorization: Bearer sandbox-demo-key" "${url}/api/v1/leads?per_page=2"`);
+			expect(out.stdout).toContain(
+				`curl -s -H "Authorization: Bearer sandbox-demo-key" "${url}/api/v1/leads?per_page=2"`,
+			);
 			const res = await sandboxApi(url, 'sandbox-demo-key').get('/leads');
 			expect(res.status).toBe(200);
 			expect(res.body.meta.total).toBe(12);

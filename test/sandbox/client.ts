@@ -6,7 +6,14 @@ import { request, type Dispatcher } from 'undici';
 
 import type { ChurnEvent, QueuedChurn } from './churn';
 import type { Profile } from './profiles';
-import type { ChurnEventInput, FaultInput, InsertMessagesInput, ReplyInput, SandboxConfig, SeedInput } from './schemas';
+import type {
+	ChurnEventInput,
+	FaultInput,
+	InsertMessagesInput,
+	ReplyInput,
+	SandboxConfig,
+	SeedInput,
+} from './schemas';
 import type { Message, QueuedFault, RequestLogEntry, SandboxStats, SeedCounts } from './types';
 
 export interface SandboxControl {
@@ -48,7 +55,11 @@ export interface RequestOptions {
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
-async function send<T>(method: Dispatcher.HttpMethod, url: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+async function send<T>(
+	method: Dispatcher.HttpMethod,
+	url: string,
+	options: RequestOptions = {},
+): Promise<ApiResponse<T>> {
 	const target = new URL(url);
 	for (const [key, value] of Object.entries(options.query ?? {})) {
 		if (value !== undefined) target.searchParams.set(key, String(value));
@@ -72,7 +83,12 @@ async function send<T>(method: Dispatcher.HttpMethod, url: string, options: Requ
 
 export function sandboxControl(url: string, dispatcher?: Dispatcher): SandboxControl {
 	const base = `${trimSlash(url)}/__sandbox`;
-	const call = async <T>(method: Dispatcher.HttpMethod, path: string, body?: unknown, query?: RequestOptions['query']) => {
+	const call = async <T>(
+		method: Dispatcher.HttpMethod,
+		path: string,
+		body?: unknown,
+		query?: RequestOptions['query'],
+	) => {
 		const res = await send<T>(method, base + path, { body, query, dispatcher });
 		if (res.status >= 400) {
 			const message = (res.body as { error?: { message?: string } })?.error?.message ?? res.text;
@@ -102,7 +118,11 @@ export function sandboxControl(url: string, dispatcher?: Dispatcher): SandboxCon
 
 export interface SandboxApi {
 	/** `path` is relative to /api/v1, e.g. '/leads'. Never throws on an HTTP error status. */
-	request<T = any>(method: Dispatcher.HttpMethod, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+	request<T = any>(
+		method: Dispatcher.HttpMethod,
+		path: string,
+		options?: RequestOptions,
+	): Promise<ApiResponse<T>>;
 	get<T = any>(path: string, query?: RequestOptions['query']): Promise<ApiResponse<T>>;
 	post<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
 	patch<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
@@ -112,10 +132,15 @@ export interface SandboxApi {
 /** A client of the API itself, with `Authorization: Bearer <apiKey>` (omitted when apiKey is undefined). */
 export function sandboxApi(url: string, apiKey?: string, dispatcher?: Dispatcher): SandboxApi {
 	const base = `${trimSlash(url)}/api/v1`;
-	const auth: Record<string, string> = apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
+	const auth: Record<string, string> =
+		apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
 	const api: SandboxApi = {
 		request: (method, path, options = {}) =>
-			send(method, base + path, { dispatcher, ...options, headers: { ...auth, ...options.headers } }),
+			send(method, base + path, {
+				dispatcher,
+				...options,
+				headers: { ...auth, ...options.headers },
+			}),
 		get: (path, query) => api.request('GET', path, { query }),
 		post: (path, body) => api.request('POST', path, { body }),
 		patch: (path, body) => api.request('PATCH', path, { body }),

@@ -17,10 +17,21 @@ export interface Presented {
 const HTTP_ONLY: readonly ErrorStyle[] = ['problem-json', 'text', 'html'];
 
 const escapeHtml = (s: string) =>
-	s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+	s.replace(
+		/[&<>"']/g,
+		(c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+	);
 
 /** 'steps[1].delay_days' -> '#/steps/1/delay_days' (a JSON pointer into the request body, as RFC 9457 shows). */
-const pointer = (field: string) => `#/${field === 'body' ? '' : field.replace(/\[(\d+)\]/g, '.$1').split('.').join('/')}`;
+const pointer = (field: string) =>
+	`#/${
+		field === 'body'
+			? ''
+			: field
+					.replace(/\[(\d+)\]/g, '.$1')
+					.split('.')
+					.join('/')
+	}`;
 
 function groupByField(details: FieldError[]): Record<string, string[]> {
 	const errors: Record<string, string[]> = {};
@@ -29,10 +40,15 @@ function groupByField(details: FieldError[]): Record<string, string[]> {
 }
 
 /** Re-shapes an error reply as config.errorStyle says; other replies pass unchanged. */
-export function styleError(reply: Reply, config: Pick<SandboxConfig, 'errorStyle' | 'echoSecrets'>, presented: Presented): Reply {
+export function styleError(
+	reply: Reply,
+	config: Pick<SandboxConfig, 'errorStyle' | 'echoSecrets'>,
+	presented: Presented,
+): Reply {
 	const info: ErrorInfo | undefined = reply.error;
 	if (!info || (config.errorStyle === 'envelope' && !config.echoSecrets)) return reply;
-	const style: ErrorStyle = reply.status < 400 && HTTP_ONLY.includes(config.errorStyle) ? 'envelope' : config.errorStyle;
+	const style: ErrorStyle =
+		reply.status < 400 && HTTP_ONLY.includes(config.errorStyle) ? 'envelope' : config.errorStyle;
 	const title = STATUS_CODES[info.status] ?? 'Error';
 	const echo = config.echoSecrets
 		? ` [debug: Authorization: ${presented.authorization ?? '(none)'}; api_key=${presented.key ?? '(none)'}]`
@@ -59,11 +75,19 @@ export function styleError(reply: Reply, config: Pick<SandboxConfig, 'errorStyle
 		case 'envelope':
 			return json({ ...errorBody(info.status, message, info.details), ...debug });
 		case 'message-errors-object':
-			return json({ success: false, message, ...(details.length > 0 ? { errors: groupByField(details) } : {}), ...debug });
+			return json({
+				success: false,
+				message,
+				...(details.length > 0 ? { errors: groupByField(details) } : {}),
+				...debug,
+			});
 		case 'errors-array':
 			return json({
 				success: false,
-				errors: details.length > 0 ? details.map(({ field, message: m }) => ({ field, message: m + echo })) : [{ message }],
+				errors:
+					details.length > 0
+						? details.map(({ field, message: m }) => ({ field, message: m + echo }))
+						: [{ message }],
 				...debug,
 			});
 		case 'error-string':
@@ -71,19 +95,34 @@ export function styleError(reply: Reply, config: Pick<SandboxConfig, 'errorStyle
 		case 'problem-json': {
 			// Query problems name the parameter, body problems point into the body (RFC 9457's own examples).
 			const errors = details.map((d) =>
-				info.status === 400 ? { detail: d.message, parameter: d.field } : { detail: d.message, pointer: pointer(d.field) },
+				info.status === 400
+					? { detail: d.message, parameter: d.field }
+					: { detail: d.message, pointer: pointer(d.field) },
 			);
 			return json(
-				{ type: 'about:blank', title, status: info.status, detail: message, code: codeFor(info.status), ...(errors.length > 0 ? { errors } : {}), ...debug },
+				{
+					type: 'about:blank',
+					title,
+					status: info.status,
+					detail: message,
+					code: codeFor(info.status),
+					...(errors.length > 0 ? { errors } : {}),
+					...debug,
+				},
 				'application/problem+json; charset=utf-8',
 			);
 		}
 		case 'text': {
-			const lines = [`${info.status} ${title}: ${message}`, ...details.map((d) => `- ${d.field}: ${d.message}`)];
+			const lines = [
+				`${info.status} ${title}: ${message}`,
+				...details.map((d) => `- ${d.field}: ${d.message}`),
+			];
 			return text(`${lines.join('\n')}\n`, 'text/plain; charset=utf-8');
 		}
 		case 'html': {
-			const items = details.map((d) => `<li>${escapeHtml(`${d.field}: ${d.message}`)}</li>`).join('');
+			const items = details
+				.map((d) => `<li>${escapeHtml(`${d.field}: ${d.message}`)}</li>`)
+				.join('');
 			const heading = `${info.status} ${escapeHtml(title)}`;
 			return text(
 				`<html>\r\n<head><title>${heading}</title></head>\r\n<body>\r\n<center><h1>${heading}</h1></center>\r\n` +

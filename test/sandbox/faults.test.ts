@@ -5,9 +5,11 @@ import { useSandbox } from './helpers';
 const t = useSandbox();
 
 const LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
-const hasLimitHeaders = (headers: Record<string, unknown>) => LIMIT_HEADERS.every((h) => typeof headers[h] === 'string');
+const hasLimitHeaders = (headers: Record<string, unknown>) =>
+	LIMIT_HEADERS.every((h) => typeof headers[h] === 'string');
 /** undici rejects when the server drops the connection. */
-const dropped = (promise: Promise<unknown>) => expect(promise).rejects.toThrow(/other side closed|socket|ECONNRESET/i);
+const dropped = (promise: Promise<unknown>) =>
+	expect(promise).rejects.toThrow(/other side closed|socket|ECONNRESET/i);
 
 describe('targeted faults', () => {
 	it.each([
@@ -32,10 +34,15 @@ describe('targeted faults', () => {
 		const before = Date.now();
 		const res = await t.api.get('/leads');
 		expect(res.status).toBe(429);
-		expect(res.body.error).toEqual({ code: 'rate_limited', message: 'Rate limit exceeded, retry in 2 s' });
+		expect(res.body.error).toEqual({
+			code: 'rate_limited',
+			message: 'Rate limit exceeded, retry in 2 s',
+		});
 		expect(res.headers['retry-after']).toBe('2');
 		expect(res.headers['x-ratelimit-remaining']).toBe('0');
-		expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(Math.ceil((before + 2000) / 1000));
+		expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(
+			Math.ceil((before + 2000) / 1000),
+		);
 		expect((await t.control.stats()).rateLimited).toBe(1);
 	});
 
@@ -79,7 +86,12 @@ describe('targeted faults', () => {
 	it('matches method, exact path, path prefix and query, and is used up in order', async () => {
 		await t.control.addFault({ method: 'post', path: '/api/v1/leads', status: 500 });
 		await t.control.addFault({ path: '/api/v1/messages*', status: 502 });
-		await t.control.addFault({ path: '/api/v1/campaigns', query: { page: '2' }, status: 503, times: 2 });
+		await t.control.addFault({
+			path: '/api/v1/campaigns',
+			query: { page: '2' },
+			status: 503,
+			times: 2,
+		});
 		await t.control.addFault({ path: '/api/v1/campaigns', status: 500 });
 
 		expect((await t.api.get('/leads')).status).toBe(200); // method differs
@@ -101,7 +113,12 @@ describe('targeted faults', () => {
 
 		await t.control.addFault({ method: 'POST', path: '/api/v1/leads', status: 502, after: true });
 		expect((await t.api.post('/leads', { first_name: 'Lost answer' })).status).toBe(502);
-		await t.control.addFault({ method: 'POST', path: '/api/v1/messages', kind: 'drop', after: true });
+		await t.control.addFault({
+			method: 'POST',
+			path: '/api/v1/messages',
+			kind: 'drop',
+			after: true,
+		});
 		const [lead] = t.sandbox.store.leads.values();
 		await dropped(t.api.post('/messages', { lead_id: lead.id, body: 'Hi' }));
 
@@ -112,15 +129,25 @@ describe('targeted faults', () => {
 
 	it('lists pending faults, clears them, and rejects malformed fault specs', async () => {
 		const queued = await t.control.addFault({ path: '/api/v1/leads*', status: 500, times: 3 });
-		expect(queued).toMatchObject({ id: expect.any(Number), path: '/api/v1/leads*', status: 500, remaining: 3, after: false });
+		expect(queued).toMatchObject({
+			id: expect.any(Number),
+			path: '/api/v1/leads*',
+			status: 500,
+			remaining: 3,
+			after: false,
+		});
 		expect(await t.control.faults()).toHaveLength(1);
 		await t.control.clearFaults();
 		expect(await t.control.faults()).toEqual([]);
 		expect((await t.api.get('/leads')).status).toBe(200);
 
-		await expect(t.control.addFault({ status: 500, kind: 'drop' })).rejects.toThrow(/exactly one of status or kind/);
+		await expect(t.control.addFault({ status: 500, kind: 'drop' })).rejects.toThrow(
+			/exactly one of status or kind/,
+		);
 		await expect(t.control.addFault({} as never)).rejects.toThrow(/422/);
-		await expect(t.control.addFault({ status: 200 })).rejects.toThrow(/must be an HTTP error status/);
+		await expect(t.control.addFault({ status: 200 })).rejects.toThrow(
+			/must be an HTTP error status/,
+		);
 		await expect(t.control.addFault({ kind: 'explode' as never })).rejects.toThrow(/kind/);
 	});
 
@@ -144,7 +171,9 @@ describe('random faults', () => {
 		expect(seen.every((s) => [500, 502, 503].includes(s))).toBe(true);
 		expect((await t.api.post('/leads', { first_name: 'A' })).status).toBeGreaterThanOrEqual(500);
 		expect(t.sandbox.store.leads.size).toBe(0);
-		expect((await t.control.requests()).every((e) => e.fault?.startsWith('random:status:5'))).toBe(true);
+		expect((await t.control.requests()).every((e) => e.fault?.startsWith('random:status:5'))).toBe(
+			true,
+		);
 		expect((await t.control.stats()).faultsInjected).toBe(31);
 	});
 
@@ -180,7 +209,12 @@ describe('random faults', () => {
 			await t.control.config({ errorRate: 0.2, dropRate: 0.1, malformedRate: 0.1, faultSeed });
 			const seen: (number | string)[] = [];
 			for (let i = 0; i < 40; i++) {
-				seen.push(await t.api.get('/leads').then((r) => r.status, () => 'drop'));
+				seen.push(
+					await t.api.get('/leads').then(
+						(r) => r.status,
+						() => 'drop',
+					),
+				);
 			}
 			return seen;
 		};

@@ -35,7 +35,8 @@ const STATUS_MESSAGES: Record<number, string> = {
 	504: 'Gateway timeout',
 };
 
-const actionLabel = (action: FaultAction) => ('status' in action ? `status:${action.status}` : action.kind);
+const actionLabel = (action: FaultAction) =>
+	'status' in action ? `status:${action.status}` : action.kind;
 
 function matches(fault: QueuedFault, target: FaultTarget): boolean {
 	if (fault.method && fault.method !== target.method) return false;
@@ -107,7 +108,11 @@ export class Faults {
 			if (roll < edge + rate) {
 				if (kind === 'after-429') {
 					// The operation ran; its answer is a 429 as if the limit had been hit (a gateway counting late).
-					return { action: { status: 429, retryAfter: 1 }, after: true, label: 'random:after:status:429' };
+					return {
+						action: { status: 429, retryAfter: 1 },
+						after: true,
+						label: 'random:after:status:429',
+					};
 				}
 				// The same draw picks which 5xx, so one request costs exactly one draw.
 				const status = [500, 502, 503][Math.min(2, Math.floor(((roll - edge) / rate) * 3))];
@@ -151,14 +156,23 @@ export function faultReply(
 		case 'malformed':
 			return { status: 200, body: null, raw: MALFORMED_BODY, headers: limitHeaders };
 		case 'false-success':
-			return { ...failure(500, 'The operation could not be completed', undefined, limitHeaders), status: 200 };
+			return {
+				...failure(500, 'The operation could not be completed', undefined, limitHeaders),
+				status: 200,
+			};
 		case '429-no-headers':
 			return failure(429, 'Too many requests');
 		case 'no-data':
 		case 'no-success': {
 			const answer = real ?? { status: 200, body: { success: true, data: null } };
 			// Only a successful answer is re-shaped; an error stays what it was.
-			if (answer.error || answer.status >= 400 || typeof answer.body !== 'object' || answer.body === null) return answer;
+			if (
+				answer.error ||
+				answer.status >= 400 ||
+				typeof answer.body !== 'object' ||
+				answer.body === null
+			)
+				return answer;
 			const { success, data, ...rest } = answer.body as Record<string, unknown>;
 			const body = action.kind === 'no-data' ? { success, ...rest } : { data, ...rest };
 			return { ...answer, body, headers: { ...limitHeaders, ...answer.headers } };

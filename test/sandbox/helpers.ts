@@ -12,7 +12,10 @@ export interface TestSandbox {
 export const EMPTY: SeedInput = { leads: 0, campaigns: 0, messages: 0 };
 
 /** Starts a sandbox for the file; before each test it is reset (with `seed`, by default an empty store). */
-export function useSandbox(options: Partial<SandboxOptions> = {}, seed: SeedInput = EMPTY): TestSandbox {
+export function useSandbox(
+	options: Partial<SandboxOptions> = {},
+	seed: SeedInput = EMPTY,
+): TestSandbox {
 	const ctx = {} as TestSandbox;
 	beforeAll(async () => {
 		ctx.sandbox = await startSandbox(options);

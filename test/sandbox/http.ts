@@ -46,7 +46,8 @@ const CODES: Record<number, string> = {
 	503: 'unavailable',
 	504: 'unavailable',
 };
-export const codeFor = (status: number) => CODES[status] ?? (status >= 500 ? 'internal_error' : 'error');
+export const codeFor = (status: number) =>
+	CODES[status] ?? (status >= 500 ? 'internal_error' : 'error');
 
 /** An error a handler throws to answer with the error envelope. */
 export class ApiError extends Error {
@@ -64,38 +65,65 @@ export const notFound = (what: string, id: string) => new ApiError(404, `${what}
 
 export function invalid(details: FieldError[], status = 422): ApiError {
 	const summary = details.map((d) => `${d.field}: ${d.message}`).join('; ');
-	return new ApiError(status, `${status === 400 ? 'Invalid query' : 'Validation failed'}: ${summary}`, details);
+	return new ApiError(
+		status,
+		`${status === 400 ? 'Invalid query' : 'Validation failed'}: ${summary}`,
+		details,
+	);
 }
 
 export function errorBody(status: number, message: string, details?: FieldError[]) {
-	return { success: false, error: { code: codeFor(status), message, ...(details ? { details } : {}) } };
+	return {
+		success: false,
+		error: { code: codeFor(status), message, ...(details ? { details } : {}) },
+	};
 }
 
-export const ok = (data: unknown, status = 200): Reply => ({ status, body: { success: true, data } });
+export const ok = (data: unknown, status = 200): Reply => ({
+	status,
+	body: { success: true, data },
+});
 
 /** An error answer in the default envelope; `error` keeps what it says for the other error styles. */
-export function failure(status: number, message: string, details?: FieldError[], headers?: OutgoingHttpHeaders): Reply {
-	return { status, body: errorBody(status, message, details), headers, error: { status, message, details } };
+export function failure(
+	status: number,
+	message: string,
+	details?: FieldError[],
+	headers?: OutgoingHttpHeaders,
+): Reply {
+	return {
+		status,
+		body: errorBody(status, message, details),
+		headers,
+		error: { status, message, details },
+	};
 }
 
 export function errorReply(error: unknown): Reply {
-	if (error instanceof ApiError) return failure(error.status, error.message, error.details, error.headers);
+	if (error instanceof ApiError)
+		return failure(error.status, error.message, error.details, error.headers);
 	// A bug in the sandbox itself: say so loudly rather than pass it off as an injected fault.
 	console.error('[sandbox] unexpected error', error);
-	return { status: 500, body: errorBody(500, `Sandbox bug: ${(error as Error)?.message ?? error}`) };
+	return {
+		status: 500,
+		body: errorBody(500, `Sandbox bug: ${(error as Error)?.message ?? error}`),
+	};
 }
 
 // ---------- zod issues -> [{field, message}] ----------
 
 /** 'steps[1].delay_days'; issues about the whole body are reported on the field 'body'. */
 export function fieldName(path: (string | number)[]): string {
-	const name = path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+	const name = path
+		.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`))
+		.join('');
 	return name || 'body';
 }
 
 /** zod's stock wording ("Expected string, received number") becomes the contract's ("must be a string"). */
 function wording(issue: z.ZodIssue): string {
-	const isStock = issue.message === z.defaultErrorMap(issue, { defaultError: '', data: undefined }).message;
+	const isStock =
+		issue.message === z.defaultErrorMap(issue, { defaultError: '', data: undefined }).message;
 	if (!isStock) return issue.message;
 	switch (issue.code) {
 		case 'invalid_type':
@@ -126,9 +154,13 @@ export function parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.o
 }
 
 /** Validates a query string: 400, since a malformed query is a malformed request rather than bad data. */
-export function parseQuery<S extends z.ZodTypeAny>(schema: S, query: Record<string, string | string[]>): z.output<S> {
+export function parseQuery<S extends z.ZodTypeAny>(
+	schema: S,
+	query: Record<string, string | string[]>,
+): z.output<S> {
 	const result = schema.safeParse(query);
-	if (!result.success) throw invalid(toFieldErrors(result.error.issues, 'unknown query parameter'), 400);
+	if (!result.success)
+		throw invalid(toFieldErrors(result.error.issues, 'unknown query parameter'), 400);
 	return result.data;
 }
 
@@ -157,7 +189,9 @@ export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<RawB
 			size += chunk.length;
 			if (size <= limit) chunks.push(chunk);
 		});
-		req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > limit }));
+		req.on('end', () =>
+			resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > limit }),
+		);
 		req.on('error', reject);
 	});
 }
@@ -167,7 +201,10 @@ export function parseJsonBody(raw: RawBody, contentType: string | undefined): un
 	if (raw.tooLarge) throw new ApiError(413, `Request body larger than ${BODY_LIMIT} bytes`);
 	if (raw.text.trim() === '') return undefined;
 	if (contentType && !/\bjson\b/i.test(contentType)) {
-		throw new ApiError(415, `Content-Type must be application/json, got ${contentType.split(';')[0]}`);
+		throw new ApiError(
+			415,
+			`Content-Type must be application/json, got ${contentType.split(';')[0]}`,
+		);
 	}
 	try {
 		return JSON.parse(raw.text);
@@ -184,12 +221,22 @@ export function tryParseJson(text: string): unknown {
 	}
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
+export function sendJson(
+	res: ServerResponse,
+	status: number,
+	body: unknown,
+	headers: OutgoingHttpHeaders = {},
+): void {
 	if (res.destroyed || res.headersSent) return;
 	sendRaw(res, status, JSON.stringify(body), headers);
 }
 
-export function sendRaw(res: ServerResponse, status: number, text: string, headers: OutgoingHttpHeaders = {}): void {
+export function sendRaw(
+	res: ServerResponse,
+	status: number,
+	text: string,
+	headers: OutgoingHttpHeaders = {},
+): void {
 	res.writeHead(status, {
 		'Content-Type': 'application/json; charset=utf-8',
 		'Content-Length': Buffer.byteLength(text),

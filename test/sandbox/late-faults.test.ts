@@ -5,7 +5,13 @@ const t = useSandbox();
 
 describe('429 after the operation ran', () => {
 	it('queued with after: true, the lead is created and the client sees a 429 with rate-limit headers', async () => {
-		await t.control.addFault({ method: 'POST', path: '/api/v1/leads', status: 429, after: true, retryAfter: 2 });
+		await t.control.addFault({
+			method: 'POST',
+			path: '/api/v1/leads',
+			status: 429,
+			after: true,
+			retryAfter: 2,
+		});
 		const res = await t.api.post('/leads', { first_name: 'Ran anyway' });
 		expect(res.status).toBe(429);
 		expect(res.body.error.code).toBe('rate_limited');
@@ -13,15 +19,24 @@ describe('429 after the operation ran', () => {
 		expect(res.headers['x-ratelimit-remaining']).toBe('0');
 		expect(res.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
 		expect([...t.sandbox.store.leads.values()].map((l) => l.first_name)).toEqual(['Ran anyway']);
-		expect(await t.control.stats()).toMatchObject({ rateLimited: 1, rateLimitedAfterRun: 1, creates: { lead: 1 } });
+		expect(await t.control.stats()).toMatchObject({
+			rateLimited: 1,
+			rateLimitedAfterRun: 1,
+			creates: { lead: 1 },
+		});
 	});
 
 	it('after429Rate 1: every request runs and is answered 429, seeded', async () => {
 		await t.control.config({ after429Rate: 1 });
-		for (let i = 0; i < 3; i++) expect((await t.api.post('/leads', { first_name: `L${i}` })).status).toBe(429);
+		for (let i = 0; i < 3; i++)
+			expect((await t.api.post('/leads', { first_name: `L${i}` })).status).toBe(429);
 		expect(t.sandbox.store.leads.size).toBe(3);
 		const log = await t.control.requests();
-		expect(log.map((e) => e.fault)).toEqual(['random:after:status:429', 'random:after:status:429', 'random:after:status:429']);
+		expect(log.map((e) => e.fault)).toEqual([
+			'random:after:status:429',
+			'random:after:status:429',
+			'random:after:status:429',
+		]);
 		expect((await t.control.stats()).rateLimitedAfterRun).toBe(3);
 	});
 
@@ -30,7 +45,8 @@ describe('429 after the operation ran', () => {
 			t.sandbox.reset(EMPTY);
 			await t.control.config({ after429Rate: 0.3, faultSeed: 11 });
 			const seen: number[] = [];
-			for (let i = 0; i < 30; i++) seen.push((await t.api.post('/leads', { first_name: `L${i}` })).status);
+			for (let i = 0; i < 30; i++)
+				seen.push((await t.api.post('/leads', { first_name: `L${i}` })).status);
 			expect(t.sandbox.store.leads.size).toBe(30);
 			return seen;
 		};
@@ -49,7 +65,10 @@ describe('success without data, data without success', () => {
 		expect(res.body).toEqual({ success: true });
 		expect(t.sandbox.store.leads.size).toBe(1);
 		await t.control.addFault({ method: 'GET', path: '/api/v1/leads', kind: 'no-data' });
-		expect((await t.api.get('/leads')).body).toEqual({ success: true, meta: { page: 1, per_page: 20, total: 1 } });
+		expect((await t.api.get('/leads')).body).toEqual({
+			success: true,
+			meta: { page: 1, per_page: 20, total: 1 },
+		});
 		expect(res.headers['x-ratelimit-remaining']).toBeDefined();
 	});
 
@@ -58,7 +77,10 @@ describe('success without data, data without success', () => {
 		await t.control.addFault({ path: '/api/v1/leads/*', kind: 'no-success' });
 		expect((await t.api.get(`/leads/${lead.id}`)).body).toEqual({ data: lead });
 		await t.control.addFault({ path: '/api/v1/leads', kind: 'no-success' });
-		expect((await t.api.get('/leads')).body).toEqual({ data: [lead], meta: { page: 1, per_page: 20, total: 1 } });
+		expect((await t.api.get('/leads')).body).toEqual({
+			data: [lead],
+			meta: { page: 1, per_page: 20, total: 1 },
+		});
 	});
 
 	it('leaves an error answer as it was', async () => {
@@ -101,10 +123,19 @@ describe('counters for chaos runs', () => {
 	});
 
 	it('a retried create after a late 429 shows up as a duplicate', async () => {
-		await t.control.addFault({ method: 'POST', path: '/api/v1/messages', status: 429, after: true });
+		await t.control.addFault({
+			method: 'POST',
+			path: '/api/v1/messages',
+			status: 429,
+			after: true,
+		});
 		const lead = t.sandbox.store.addLead({ first_name: 'Ada' });
 		expect((await t.api.post('/messages', { lead_id: lead.id, body: 'Hello' })).status).toBe(429);
 		expect((await t.api.post('/messages', { lead_id: lead.id, body: 'Hello' })).status).toBe(201); // a naive retry
-		expect(await t.control.stats()).toMatchObject({ duplicateCreates: 1, rateLimitedAfterRun: 1, creates: { message: 2 } });
+		expect(await t.control.stats()).toMatchObject({
+			duplicateCreates: 1,
+			rateLimitedAfterRun: 1,
+			creates: { message: 2 },
+		});
 	});
 });

@@ -6,9 +6,14 @@ const t = useSandbox();
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((m) => m.id);
 async function leadInCampaign() {
 	const campaign = (
-		await t.api.post('/campaigns', { name: 'C', type: 'connection_message', steps: [{ type: 'connection_request' }] })
+		await t.api.post('/campaigns', {
+			name: 'C',
+			type: 'connection_message',
+			steps: [{ type: 'connection_request' }],
+		})
 	).body.data;
-	const lead = (await t.api.post('/leads', { first_name: 'Ada', campaign_id: campaign.id })).body.data;
+	const lead = (await t.api.post('/leads', { first_name: 'Ada', campaign_id: campaign.id })).body
+		.data;
 	return { campaign, lead };
 }
 
@@ -62,12 +67,17 @@ describe('GET /messages', () => {
 		const { campaign, lead } = await leadInCampaign();
 		const other = (await t.api.post('/leads', { first_name: 'Bob' })).body.data;
 		const sent = (await t.api.post('/messages', { lead_id: lead.id, body: 'one' })).body.data.id;
-		const read = (await t.control.insertMessages({ count: 2, lead_id: lead.id, status: 'read' })).ids;
+		const read = (await t.control.insertMessages({ count: 2, lead_id: lead.id, status: 'read' }))
+			.ids;
 		const bob = (await t.api.post('/messages', { lead_id: other.id, body: 'two' })).body.data.id;
 
-		expect(ids(await t.api.get('/messages', { lead_id: lead.id }))).toEqual([...read].reverse().concat(sent));
+		expect(ids(await t.api.get('/messages', { lead_id: lead.id }))).toEqual(
+			[...read].reverse().concat(sent),
+		);
 		expect(ids(await t.api.get('/messages', { lead_id: other.id }))).toEqual([bob]);
-		expect(ids(await t.api.get('/messages', { campaign_id: campaign.id })).sort()).toEqual([sent, ...read].sort());
+		expect(ids(await t.api.get('/messages', { campaign_id: campaign.id })).sort()).toEqual(
+			[sent, ...read].sort(),
+		);
 		expect(ids(await t.api.get('/messages', { status: 'read' })).sort()).toEqual([...read].sort());
 		expect(ids(await t.api.get('/messages', { status: 'sent', lead_id: lead.id }))).toEqual([sent]);
 		expect((await t.api.get('/messages', { status: 'no-such-status' })).body.meta.total).toBe(0);
@@ -89,13 +99,18 @@ describe('GET /messages', () => {
 	});
 
 	it('orders messages sharing a timestamp by insertion, in both orders', async () => {
-		const early = (await t.control.insertMessages({ count: 3, created_at: '2026-01-01T10:00:00Z' })).ids;
-		const tied = (await t.control.insertMessages({ count: 6, created_at: '2026-01-01T10:15:30.600Z' })).ids;
+		const early = (await t.control.insertMessages({ count: 3, created_at: '2026-01-01T10:00:00Z' }))
+			.ids;
+		const tied = (
+			await t.control.insertMessages({ count: 6, created_at: '2026-01-01T10:15:30.600Z' })
+		).ids;
 		const newest = await t.api.get('/messages', { per_page: 100 });
 		const reversed = (list: string[]) => [...list].reverse();
 		expect(ids(newest)).toEqual([...reversed(tied), ...reversed(early)]);
 		expect(newest.body.data[0].created_at).toBe('2026-01-01T10:15:30Z');
-		expect(new Set(newest.body.data.slice(0, 6).map((m: { created_at: string }) => m.created_at)).size).toBe(1);
+		expect(
+			new Set(newest.body.data.slice(0, 6).map((m: { created_at: string }) => m.created_at)).size,
+		).toBe(1);
 		await t.control.config({ order: 'oldest' });
 		expect(ids(await t.api.get('/messages', { per_page: 100 }))).toEqual([...early, ...tied]);
 	});
@@ -105,7 +120,9 @@ describe('GET /messages', () => {
 		await t.control.config({ timestamps: false });
 		const sent = await t.api.post('/messages', { lead_id: lead.id, body: 'Hi' });
 		expect(sent.body.data).not.toHaveProperty('created_at');
-		expect((await t.api.get(`/messages/${sent.body.data.id}`)).body.data).not.toHaveProperty('created_at');
+		expect((await t.api.get(`/messages/${sent.body.data.id}`)).body.data).not.toHaveProperty(
+			'created_at',
+		);
 		const list = await t.api.get('/messages');
 		expect(list.body.data).toHaveLength(1);
 		expect(list.body.data[0]).not.toHaveProperty('created_at');
@@ -115,10 +132,15 @@ describe('GET /messages', () => {
 		t.sandbox.reset();
 		const all = t.sandbox.store.findMessages({});
 		const statuses = new Set(all.map((m) => m.status));
-		for (const s of ['sent', 'delivered', 'read', 'replied', 'received']) expect(statuses).toContain(s);
-		expect(all.every((m) => ISO_SECONDS.test(m.created_at!) && Date.parse(m.created_at!) <= Date.now())).toBe(true);
+		for (const s of ['sent', 'delivered', 'read', 'replied', 'received'])
+			expect(statuses).toContain(s);
+		expect(
+			all.every((m) => ISO_SECONDS.test(m.created_at!) && Date.parse(m.created_at!) <= Date.now()),
+		).toBe(true);
 		// Seeded ids follow time, so "newest first" is newest by timestamp too.
-		const page = (await t.api.get('/messages', { per_page: 100 })).body.data as { created_at: string }[];
+		const page = (await t.api.get('/messages', { per_page: 100 })).body.data as {
+			created_at: string;
+		}[];
 		const times = page.map((m) => m.created_at);
 		expect(times).toEqual([...times].sort().reverse());
 	});

@@ -4,7 +4,8 @@ import { useSandbox } from './helpers';
 const t = useSandbox({}, { leads: 30, campaigns: 0, messages: 0 });
 
 describe('meta variants', () => {
-	const meta = async (query: Record<string, number> = { per_page: 10 }) => (await t.api.get('/leads', query)).body.meta;
+	const meta = async (query: Record<string, number> = { per_page: 10 }) =>
+		(await t.api.get('/leads', query)).body.meta;
 
 	it('full and exact by default', async () => {
 		expect(await meta()).toEqual({ page: 1, per_page: 10, total: 30 });
@@ -69,20 +70,30 @@ describe('per_page above the maximum', () => {
 		expect(page2.body.data[0].id).not.toBe(res.body.data[0].id);
 		expect(page2.body.data).toHaveLength(7);
 		await t.control.config({ metaPerPage: 'absent' });
-		expect((await t.api.get('/leads', { per_page: 100 })).body.meta).toEqual({ page: 1, total: 30 });
+		expect((await t.api.get('/leads', { per_page: 100 })).body.meta).toEqual({
+			page: 1,
+			total: 30,
+		});
 	});
 
 	it.each([
 		['reject-422', 422, 'Validation failed: per_page: must be at most 7'],
 		['reject-400', 400, 'Invalid query: per_page: must be at most 7'],
-	] as const)('%s: refused, naming the field and the maximum', async (perPageOverMax, status, message) => {
-		await t.control.config({ maxPerPage: 7, perPageOverMax });
-		const res = await t.api.get('/leads', { per_page: 8 });
-		expect(res.status).toBe(status);
-		expect(res.body.error).toEqual({ code: expect.any(String), message, details: [{ field: 'per_page', message: 'must be at most 7' }] });
-		expect((await t.api.get('/leads', { per_page: 7 })).status).toBe(200);
-		expect((await t.api.get('/messages', { per_page: 8 })).status).toBe(status);
-	});
+	] as const)(
+		'%s: refused, naming the field and the maximum',
+		async (perPageOverMax, status, message) => {
+			await t.control.config({ maxPerPage: 7, perPageOverMax });
+			const res = await t.api.get('/leads', { per_page: 8 });
+			expect(res.status).toBe(status);
+			expect(res.body.error).toEqual({
+				code: expect.any(String),
+				message,
+				details: [{ field: 'per_page', message: 'must be at most 7' }],
+			});
+			expect((await t.api.get('/leads', { per_page: 7 })).status).toBe(200);
+			expect((await t.api.get('/messages', { per_page: 8 })).status).toBe(status);
+		},
+	);
 });
 
 describe('big pages', () => {

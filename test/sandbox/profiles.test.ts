@@ -13,12 +13,17 @@ const KEY = 'sk_profile_secret_42';
 const t = useSandbox({ apiKeys: [KEY], rateLimit: 5 }, { leads: 60, campaigns: 2, messages: 10 });
 
 const list = (per_page = 20) => t.api.get('/leads', { per_page });
-const noLimitHeaders = (res: ApiResponse) => ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].every((h) => res.headers[h] === undefined);
+const noLimitHeaders = (res: ApiResponse) =>
+	['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].every(
+		(h) => res.headers[h] === undefined,
+	);
 
 const CHECKS: Record<ProfileName, () => Promise<void>> = {
-	reference: async () => expect((await list()).body.meta).toEqual({ page: 1, per_page: 20, total: 60 }),
+	reference: async () =>
+		expect((await list()).body.meta).toEqual({ page: 1, per_page: 20, total: 60 }),
 	'meta-absent': async () => expect((await list()).body.meta).toBeUndefined(),
-	'meta-strings': async () => expect((await list()).body.meta).toEqual({ page: 1, per_page: '20', total: '60' }),
+	'meta-strings': async () =>
+		expect((await list()).body.meta).toEqual({ page: 1, per_page: '20', total: '60' }),
 	'meta-no-total': async () => expect((await list()).body.meta).toEqual({ page: 1, per_page: 20 }),
 	'meta-total-low': async () => expect((await list()).body.meta.total).toBe(30),
 	'meta-total-high': async () => expect((await list()).body.meta.total).toBe(121),
@@ -32,7 +37,8 @@ const CHECKS: Record<ProfileName, () => Promise<void>> = {
 		expect(res.status).toBe(422);
 		expect(res.body.error.details).toEqual([{ field: 'per_page', message: 'must be at most 50' }]);
 	},
-	'big-pages': async () => expect((await list(50_000)).body.meta).toEqual({ page: 1, per_page: 50_000, total: 60 }),
+	'big-pages': async () =>
+		expect((await list(50_000)).body.meta).toEqual({ page: 1, per_page: 50_000, total: 60 }),
 	'no-rate-headers': async () => {
 		for (let i = 0; i < 5; i++) expect(noLimitHeaders(await list())).toBe(true);
 		const limited = await list();
@@ -63,7 +69,9 @@ const CHECKS: Record<ProfileName, () => Promise<void>> = {
 		const over = await t.api.post('/leads', { first_name: 'Over the limit' });
 		expect(over.status).toBe(429);
 		expect(over.body).toMatchObject({ status: 429, title: 'Too Many Requests' });
-		expect([...t.sandbox.store.leads.values()].some((l) => l.first_name === 'Over the limit')).toBe(true);
+		expect([...t.sandbox.store.leads.values()].some((l) => l.first_name === 'Over the limit')).toBe(
+			true,
+		);
 	},
 	leaky: async () => {
 		expect((await t.api.get('/leads/ld_x')).text).toContain(KEY);
@@ -76,30 +84,51 @@ const CHECKS: Record<ProfileName, () => Promise<void>> = {
 	},
 	chaos: async () => {
 		const seen = new Set<number | string>();
-		for (let i = 0; i < 5; i++) seen.add(await list().then((r) => r.status, () => 'drop'));
+		for (let i = 0; i < 5; i++)
+			seen.add(
+				await list().then(
+					(r) => r.status,
+					() => 'drop',
+				),
+			);
 		expect((await t.control.config()).after429Rate).toBeGreaterThan(0);
 	},
 };
 
 describe('each profile', () => {
-	it.each(PROFILE_NAMES)('%s: switched on through config, it behaves so over HTTP', async (profile) => {
-		const config = await t.control.config({ profile });
-		expect(config).toEqual({ ...profileConfig({ profile }), rateLimit: 5 });
-		await CHECKS[profile]();
-	});
+	it.each(PROFILE_NAMES)(
+		'%s: switched on through config, it behaves so over HTTP',
+		async (profile) => {
+			const config = await t.control.config({ profile });
+			expect(config).toEqual({ ...profileConfig({ profile }), rateLimit: 5 });
+			await CHECKS[profile]();
+		},
+	);
 
 	it('is listed by GET /__sandbox/profiles, with its description and options', async () => {
 		const listed = await t.control.profiles();
 		expect(listed.map((p) => p.name)).toEqual([...PROFILE_NAMES]);
-		expect(listed.find((p) => p.name === 'gateway')).toEqual({ name: 'gateway', ...PROFILES.gateway });
+		expect(listed.find((p) => p.name === 'gateway')).toEqual({
+			name: 'gateway',
+			...PROFILES.gateway,
+		});
 	});
 });
 
 describe('profiles and explicit options', () => {
 	it('an option given at startup beats the profile, also after switching profiles', async () => {
-		const sandbox = await startSandbox({ profile: 'hidden-clamp', maxPerPage: 10, errorStyle: 'text' });
+		const sandbox = await startSandbox({
+			profile: 'hidden-clamp',
+			maxPerPage: 10,
+			errorStyle: 'text',
+		});
 		try {
-			expect(sandbox.config()).toMatchObject({ profile: 'hidden-clamp', maxPerPage: 10, metaPerPage: 'requested', errorStyle: 'text' });
+			expect(sandbox.config()).toMatchObject({
+				profile: 'hidden-clamp',
+				maxPerPage: 10,
+				metaPerPage: 'requested',
+				errorStyle: 'text',
+			});
 			sandbox.config({ metaTotal: 'low' });
 			// A profile switch starts over from that profile: earlier patches go, startup options stay.
 			expect(sandbox.config({ profile: 'gateway', retryAfter: 'none' })).toEqual({
@@ -111,36 +140,90 @@ describe('profiles and explicit options', () => {
 				retryAfter: 'none',
 			});
 			sandbox.reset();
-			expect(sandbox.config()).toMatchObject({ profile: 'hidden-clamp', maxPerPage: 10, metaPerPage: 'requested', metaTotal: 'exact' });
+			expect(sandbox.config()).toMatchObject({
+				profile: 'hidden-clamp',
+				maxPerPage: 10,
+				metaPerPage: 'requested',
+				metaTotal: 'exact',
+			});
 		} finally {
 			await sandbox.stop();
 		}
 	});
 
 	it('rejects an unknown profile', async () => {
-		await expect(t.control.config({ profile: 'wild' as never })).rejects.toThrow(/profile: must be one of reference, /);
-		await expect(startSandbox({ profile: 'wild' as never })).rejects.toThrow(/Invalid sandbox options: profile/);
+		await expect(t.control.config({ profile: 'wild' as never })).rejects.toThrow(
+			/profile: must be one of reference, /,
+		);
+		await expect(startSandbox({ profile: 'wild' as never })).rejects.toThrow(
+			/Invalid sandbox options: profile/,
+		);
 	});
 });
 
 describe('command line', () => {
 	it('maps every new flag to its option', () => {
 		const { options } = parseCliArgs([
-			'--profile', 'gateway', '--meta-style', 'absent', '--meta-total', 'low', '--meta-per-page', 'requested',
-			'--per-page-over-max', 'reject-400', '--churn', 'every=3,remove=1,insert=2,status=1', '--rate-headers', 'none',
-			'--retry-after', 'http-date', '--reset-rounding', 'floor', '--clock-skew-ms=-5000', '--rate-limit-timing', 'after',
-			'--error-style', 'html', '--echo-secrets', '--after-429-rate', '0.1',
+			'--profile',
+			'gateway',
+			'--meta-style',
+			'absent',
+			'--meta-total',
+			'low',
+			'--meta-per-page',
+			'requested',
+			'--per-page-over-max',
+			'reject-400',
+			'--churn',
+			'every=3,remove=1,insert=2,status=1',
+			'--rate-headers',
+			'none',
+			'--retry-after',
+			'http-date',
+			'--reset-rounding',
+			'floor',
+			'--clock-skew-ms=-5000',
+			'--rate-limit-timing',
+			'after',
+			'--error-style',
+			'html',
+			'--echo-secrets',
+			'--after-429-rate',
+			'0.1',
 		]);
 		expect(options).toEqual({
-			profile: 'gateway', metaStyle: 'absent', metaTotal: 'low', metaPerPage: 'requested', perPageOverMax: 'reject-400',
-			churn: { everyNthListRequest: 3, remove: 1, insert: 2, changeStatus: 1 }, rateHeaders: 'none', retryAfter: 'http-date',
-			resetRounding: 'floor', clockSkewMs: -5000, rateLimitTiming: 'after', errorStyle: 'html', echoSecrets: true, after429Rate: 0.1,
+			profile: 'gateway',
+			metaStyle: 'absent',
+			metaTotal: 'low',
+			metaPerPage: 'requested',
+			perPageOverMax: 'reject-400',
+			churn: { everyNthListRequest: 3, remove: 1, insert: 2, changeStatus: 1 },
+			rateHeaders: 'none',
+			retryAfter: 'http-date',
+			resetRounding: 'floor',
+			clockSkewMs: -5000,
+			rateLimitTiming: 'after',
+			errorStyle: 'html',
+			echoSecrets: true,
+			after429Rate: 0.1,
 		});
 	});
 
 	it('reads the SANDBOX_* variables of the new flags', () => {
-		const env = { SANDBOX_PROFILE: 'churn', SANDBOX_CHURN: 'off', SANDBOX_CLOCK_SKEW_MS: '-250', SANDBOX_ECHO_SECRETS: '1', SANDBOX_ERROR_STYLE: 'problem-json' };
-		expect(parseCliArgs([], env).options).toEqual({ profile: 'churn', churn: null, clockSkewMs: -250, echoSecrets: true, errorStyle: 'problem-json' });
+		const env = {
+			SANDBOX_PROFILE: 'churn',
+			SANDBOX_CHURN: 'off',
+			SANDBOX_CLOCK_SKEW_MS: '-250',
+			SANDBOX_ECHO_SECRETS: '1',
+			SANDBOX_ERROR_STYLE: 'problem-json',
+		};
+		expect(parseCliArgs([], env).options).toEqual({
+			profile: 'churn',
+			churn: null,
+			clockSkewMs: -250,
+			echoSecrets: true,
+			errorStyle: 'problem-json',
+		});
 	});
 
 	it.each([
@@ -157,7 +240,8 @@ describe('documentation', () => {
 	const readme = readFileSync(path.join(__dirname, 'README.md'), 'utf8');
 
 	it('documents every profile in one line, and every flag with its variable', () => {
-		for (const name of PROFILE_NAMES) expect(readme).toMatch(new RegExp(`^\\| \`${name}\` \\|`, 'm'));
+		for (const name of PROFILE_NAMES)
+			expect(readme).toMatch(new RegExp(`^\\| \`${name}\` \\|`, 'm'));
 		for (const [, flag, env] of usage().matchAll(/--([a-z0-9-]+).*\[(SANDBOX_[A-Z0-9_]+)\]/g)) {
 			expect(readme).toContain(`\`--${flag}`);
 			expect(readme).toContain(env);

@@ -16,7 +16,10 @@ export const PROFILES: Record<ProfileName, Profile> = {
 		description: 'meta.total and meta.per_page are numeric strings',
 		config: { metaTotal: 'string', metaPerPage: 'string' },
 	},
-	'meta-no-total': { description: 'meta has page and per_page but no total', config: { metaTotal: 'absent' } },
+	'meta-no-total': {
+		description: 'meta has page and per_page but no total',
+		config: { metaTotal: 'absent' },
+	},
 	'meta-total-low': {
 		description: 'meta.total is half the truth: trusting it stops a walk early',
 		config: { metaTotal: 'low' },
@@ -51,10 +54,14 @@ export const PROFILES: Record<ProfileName, Profile> = {
 		config: { clockSkewMs: -30_000 },
 	},
 	gateway: {
-		description: 'a gateway: over-limit requests run, then get 429; problem+json errors; no rate headers',
+		description:
+			'a gateway: over-limit requests run, then get 429; problem+json errors; no rate headers',
 		config: { rateLimitTiming: 'after', errorStyle: 'problem-json', rateHeaders: 'none' },
 	},
-	leaky: { description: 'error bodies echo the API key and the Authorization header', config: { echoSecrets: true } },
+	leaky: {
+		description: 'error bodies echo the API key and the Authorization header',
+		config: { echoSecrets: true },
+	},
 	churn: {
 		description: 'every 2nd list read, one item leaves, one arrives, one changes status',
 		config: { churn: { everyNthListRequest: 2, remove: 1, insert: 1, changeStatus: 1 } },

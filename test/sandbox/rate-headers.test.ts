@@ -9,7 +9,8 @@ const t = useSandbox({ rateLimit: 3, windowMs: 60_000 });
 
 const LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
 const header = (res: ApiResponse, name: string) => res.headers[name] as string | undefined;
-const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const HTTP_DATE =
+	/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 async function untilLimited(): Promise<ApiResponse> {
 	for (let i = 0; i < 10; i++) {
@@ -31,11 +32,16 @@ async function realReset(): Promise<number> {
 describe('rateHeaders none', () => {
 	it('sends no X-RateLimit-* on any answer, still enforces the limit, 429 keeps Retry-After', async () => {
 		await t.control.config({ rateHeaders: 'none' });
-		const answers = [await t.api.get('/leads'), await t.api.get('/leads/ld_x'), await t.api.post('/leads', {})];
+		const answers = [
+			await t.api.get('/leads'),
+			await t.api.get('/leads/ld_x'),
+			await t.api.post('/leads', {}),
+		];
 		expect(answers.map((r) => r.status)).toEqual([200, 404, 422]);
 		const limited = await t.api.get('/leads');
 		expect(limited.status).toBe(429);
-		for (const res of [...answers, limited]) for (const h of LIMIT_HEADERS) expect(res.headers[h]).toBeUndefined();
+		for (const res of [...answers, limited])
+			for (const h of LIMIT_HEADERS) expect(res.headers[h]).toBeUndefined();
 		expect(header(limited, 'retry-after')).toMatch(/^[1-9]\d*$/);
 	});
 
@@ -47,7 +53,8 @@ describe('rateHeaders none', () => {
 		expect(injected.status).toBe(429);
 		expect(header(injected, 'retry-after')).toBe('3');
 		const unavailable = await t.api.get('/leads');
-		for (const res of [injected, unavailable]) for (const h of LIMIT_HEADERS) expect(res.headers[h]).toBeUndefined();
+		for (const res of [injected, unavailable])
+			for (const h of LIMIT_HEADERS) expect(res.headers[h]).toBeUndefined();
 	});
 });
 
@@ -77,7 +84,10 @@ describe('retryAfter', () => {
 describe('resetRounding', () => {
 	it('ceil (default) and floor, for epoch-s, http-date and delta-s', async () => {
 		const resetAt = await realReset();
-		const read = async (resetFormat: 'epoch-s' | 'http-date' | 'delta-s', resetRounding: 'ceil' | 'floor') => {
+		const read = async (
+			resetFormat: 'epoch-s' | 'http-date' | 'delta-s',
+			resetRounding: 'ceil' | 'floor',
+		) => {
 			t.sandbox.config({ resetFormat, resetRounding, rateLimit: 100 });
 			const before = Date.now();
 			const value = header(await t.api.get('/leads'), 'x-ratelimit-reset')!;
@@ -85,8 +95,12 @@ describe('resetRounding', () => {
 		};
 		expect(Number((await read('epoch-s', 'ceil')).value)).toBe(Math.ceil(resetAt / 1000));
 		expect(Number((await read('epoch-s', 'floor')).value)).toBe(Math.floor(resetAt / 1000));
-		expect(Date.parse((await read('http-date', 'ceil')).value)).toBe(Math.ceil(resetAt / 1000) * 1000);
-		expect(Date.parse((await read('http-date', 'floor')).value)).toBe(Math.floor(resetAt / 1000) * 1000);
+		expect(Date.parse((await read('http-date', 'ceil')).value)).toBe(
+			Math.ceil(resetAt / 1000) * 1000,
+		);
+		expect(Date.parse((await read('http-date', 'floor')).value)).toBe(
+			Math.floor(resetAt / 1000) * 1000,
+		);
 		const floor = await read('delta-s', 'floor');
 		expect(Number(floor.value)).toBeLessThanOrEqual(Math.floor((resetAt - floor.before) / 1000));
 		expect(Number(floor.value)).toBeGreaterThanOrEqual(Math.floor((resetAt - floor.after) / 1000));
@@ -104,22 +118,27 @@ describe('resetRounding', () => {
 });
 
 describe('clockSkewMs', () => {
-	it.each([-45_000, 90_000])('%i ms: epoch and date headers and Date read off the skewed clock', async (clockSkewMs) => {
-		const resetAt = await realReset();
-		await t.control.config({ clockSkewMs, resetFormat: 'epoch-ms' });
-		const ms = await t.api.get('/leads');
-		expect(Number(header(ms, 'x-ratelimit-reset'))).toBe(resetAt + clockSkewMs);
-		const date = Date.parse(header(ms, 'date')!);
-		expect(Math.abs(date - (Date.now() + clockSkewMs))).toBeLessThan(3000);
+	it.each([-45_000, 90_000])(
+		'%i ms: epoch and date headers and Date read off the skewed clock',
+		async (clockSkewMs) => {
+			const resetAt = await realReset();
+			await t.control.config({ clockSkewMs, resetFormat: 'epoch-ms' });
+			const ms = await t.api.get('/leads');
+			expect(Number(header(ms, 'x-ratelimit-reset'))).toBe(resetAt + clockSkewMs);
+			const date = Date.parse(header(ms, 'date')!);
+			expect(Math.abs(date - (Date.now() + clockSkewMs))).toBeLessThan(3000);
 
-		await t.control.config({ resetFormat: 'epoch-s' });
-		expect(Number(header(await t.api.get('/leads'), 'x-ratelimit-reset'))).toBe(Math.ceil((resetAt + clockSkewMs) / 1000));
-		await t.control.config({ resetFormat: 'http-date', retryAfter: 'http-date' });
-		const limited = await untilLimited();
-		const skewedReset = Math.ceil((resetAt + clockSkewMs) / 1000) * 1000;
-		expect(Date.parse(header(limited, 'x-ratelimit-reset')!)).toBe(skewedReset);
-		expect(Date.parse(header(limited, 'retry-after')!)).toBe(skewedReset);
-	});
+			await t.control.config({ resetFormat: 'epoch-s' });
+			expect(Number(header(await t.api.get('/leads'), 'x-ratelimit-reset'))).toBe(
+				Math.ceil((resetAt + clockSkewMs) / 1000),
+			);
+			await t.control.config({ resetFormat: 'http-date', retryAfter: 'http-date' });
+			const limited = await untilLimited();
+			const skewedReset = Math.ceil((resetAt + clockSkewMs) / 1000) * 1000;
+			expect(Date.parse(header(limited, 'x-ratelimit-reset')!)).toBe(skewedReset);
+			expect(Date.parse(header(limited, 'retry-after')!)).toBe(skewedReset);
+		},
+	);
 
 	it('leaves relative values alone: delta-s and Retry-After seconds', async () => {
 		await t.control.config({ clockSkewMs: -45_000, resetFormat: 'delta-s' });
@@ -136,7 +155,8 @@ describe('clockSkewMs', () => {
 
 describe('rateLimitTiming', () => {
 	it('before (default): an over-limit create is answered 429 without running', async () => {
-		for (let i = 0; i < 3; i++) expect((await t.api.post('/leads', { first_name: `L${i}` })).status).toBe(201);
+		for (let i = 0; i < 3; i++)
+			expect((await t.api.post('/leads', { first_name: `L${i}` })).status).toBe(201);
 		const limited = await t.api.post('/leads', { first_name: 'over' });
 		expect(limited.status).toBe(429);
 		expect(t.sandbox.store.leads.size).toBe(3);
@@ -151,7 +171,12 @@ describe('rateLimitTiming', () => {
 		expect(limited.body.error.code).toBe('rate_limited');
 		expect(header(limited, 'retry-after')).toMatch(/^\d+$/);
 		expect(header(limited, 'x-ratelimit-remaining')).toBe('0');
-		expect([...t.sandbox.store.leads.values()].map((l) => l.first_name)).toEqual(['L0', 'L1', 'L2', 'over']);
+		expect([...t.sandbox.store.leads.values()].map((l) => l.first_name)).toEqual([
+			'L0',
+			'L1',
+			'L2',
+			'over',
+		]);
 		const stats = await t.control.stats();
 		expect(stats).toMatchObject({ rateLimited: 1, rateLimitedAfterRun: 1, creates: { lead: 4 } });
 	});

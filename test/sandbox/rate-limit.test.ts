@@ -138,7 +138,9 @@ describe('X-RateLimit-Reset formats', () => {
 	it('http-date: an RFC 7231 date, rounded up to the second', async () => {
 		const resetAt = await windowReset();
 		const { value } = await readWith('http-date');
-		expect(value).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+		expect(value).toMatch(
+			/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+		);
 		expect(Date.parse(value)).toBe(Math.ceil(resetAt / 1000) * 1000);
 	});
 

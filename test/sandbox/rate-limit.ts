@@ -13,7 +13,11 @@ export class RateLimiter {
 	private readonly windows = new Map<string, { start: number; count: number }>();
 
 	/** Counts one request against `bucket`; a request over the limit is counted but not allowed. */
-	hit(bucket: string, now: number, config: Pick<SandboxConfig, 'rateLimit' | 'windowMs'>): WindowState {
+	hit(
+		bucket: string,
+		now: number,
+		config: Pick<SandboxConfig, 'rateLimit' | 'windowMs'>,
+	): WindowState {
 		let window = this.windows.get(bucket);
 		if (!window || now >= window.start + config.windowMs) {
 			window = { start: now, count: 0 };
@@ -34,18 +38,30 @@ export class RateLimiter {
 }
 
 /** The header settings: reset format, rounding of 1-second values, the server clock's skew, which headers. */
-export type HeaderConfig = Pick<SandboxConfig, 'resetFormat' | 'resetRounding' | 'clockSkewMs' | 'rateHeaders' | 'retryAfter'>;
-const CEIL: Pick<HeaderConfig, 'resetRounding' | 'clockSkewMs'> = { resetRounding: 'ceil', clockSkewMs: 0 };
+export type HeaderConfig = Pick<
+	SandboxConfig,
+	'resetFormat' | 'resetRounding' | 'clockSkewMs' | 'rateHeaders' | 'retryAfter'
+>;
+const CEIL: Pick<HeaderConfig, 'resetRounding' | 'clockSkewMs'> = {
+	resetRounding: 'ceil',
+	clockSkewMs: 0,
+};
 
 const roundMs = (ms: number, rounding: HeaderConfig['resetRounding']) =>
-	(rounding === 'floor' ? Math.floor(ms / 1000) : Math.ceil(ms / 1000));
+	rounding === 'floor' ? Math.floor(ms / 1000) : Math.ceil(ms / 1000);
 
 /**
  * Whole seconds until `resetAt`. Rounded up (at least 1), a client waiting that long is never early; rounded
  * down (at least 0), as some servers do, it may be up to a second early.
  */
-export function secondsUntil(resetAt: number, now: number, rounding: HeaderConfig['resetRounding'] = 'ceil'): number {
-	return rounding === 'floor' ? Math.max(0, roundMs(resetAt - now, 'floor')) : Math.max(1, roundMs(resetAt - now, 'ceil'));
+export function secondsUntil(
+	resetAt: number,
+	now: number,
+	rounding: HeaderConfig['resetRounding'] = 'ceil',
+): number {
+	return rounding === 'floor'
+		? Math.max(0, roundMs(resetAt - now, 'floor'))
+		: Math.max(1, roundMs(resetAt - now, 'ceil'));
 }
 
 /**
@@ -81,17 +97,28 @@ export function rateLimitHeaders(
 	return {
 		'X-RateLimit-Limit': String(state.limit),
 		'X-RateLimit-Remaining': String(state.remaining),
-		'X-RateLimit-Reset': formatReset(state.resetAt, now, config.resetFormat, { ...CEIL, ...config }),
+		'X-RateLimit-Reset': formatReset(state.resetAt, now, config.resetFormat, {
+			...CEIL,
+			...config,
+		}),
 	};
 }
 
 /** Retry-After of a 429 (seconds, or an HTTP date on the server's clock), or nothing. */
-export function retryAfterHeader(resetAt: number, now: number, config: HeaderConfig): Record<string, string> {
+export function retryAfterHeader(
+	resetAt: number,
+	now: number,
+	config: HeaderConfig,
+): Record<string, string> {
 	switch (config.retryAfter) {
 		case 'none':
 			return {};
 		case 'http-date':
-			return { 'Retry-After': new Date(roundMs(resetAt + config.clockSkewMs, config.resetRounding) * 1000).toUTCString() };
+			return {
+				'Retry-After': new Date(
+					roundMs(resetAt + config.clockSkewMs, config.resetRounding) * 1000,
+				).toUTCString(),
+			};
 		case 'seconds':
 			return { 'Retry-After': String(secondsUntil(resetAt, now, config.resetRounding)) };
 	}

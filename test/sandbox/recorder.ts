@@ -39,8 +39,22 @@ export class Recorder {
 	}
 
 	/** Registers an arriving request; the entry is completed by finish(). */
-	begin(method: string, path: string, query: RequestLogEntry['query'], endpoint = `${method} (no route)`): RequestLogEntry {
-		const entry: RequestLogEntry = { seq: ++this.seq, time: Date.now(), method, path, query, key: 'anonymous', status: null, body: null };
+	begin(
+		method: string,
+		path: string,
+		query: RequestLogEntry['query'],
+		endpoint = `${method} (no route)`,
+	): RequestLogEntry {
+		const entry: RequestLogEntry = {
+			seq: ++this.seq,
+			time: Date.now(),
+			method,
+			path,
+			query,
+			key: 'anonymous',
+			status: null,
+			body: null,
+		};
 		this.endpoints.set(entry, endpoint);
 		this.log.push(entry);
 		if (this.log.length > LOG_LIMIT) this.log.splice(0, this.log.length - LOG_LIMIT);
@@ -86,7 +100,13 @@ export class Recorder {
 
 	snapshot(): SandboxStats {
 		const s = this.stats;
-		return { ...s, byKey: { ...s.byKey }, byStatus: { ...s.byStatus }, creates: { ...s.creates }, byEndpoint: { ...s.byEndpoint } };
+		return {
+			...s,
+			byKey: { ...s.byKey },
+			byStatus: { ...s.byStatus },
+			creates: { ...s.creates },
+			byEndpoint: { ...s.byEndpoint },
+		};
 	}
 }
 

@@ -56,7 +56,10 @@ export class Router<State> {
 	}
 
 	/** The handler and params for a request; throws 404 or 405 (with Allow). */
-	resolve(method: string, path: string): { handler: Handler<State>; params: Record<string, string> } {
+	resolve(
+		method: string,
+		path: string,
+	): { handler: Handler<State>; params: Record<string, string> } {
 		const allowed: string[] = [];
 		for (const r of this.routes) {
 			const params = matchPath(this.prefix + r.path, path);
@@ -65,7 +68,9 @@ export class Router<State> {
 			allowed.push(r.method);
 		}
 		if (allowed.length > 0) {
-			throw new ApiError(405, `Method ${method} not allowed on ${path}`, undefined, { Allow: allowed.join(', ') });
+			throw new ApiError(405, `Method ${method} not allowed on ${path}`, undefined, {
+				Allow: allowed.join(', '),
+			});
 		}
 		throw new ApiError(404, `Route ${method} ${path} not found`);
 	}

@@ -8,12 +8,26 @@ import { z } from 'zod';
 
 export const CONNECTION_STATUSES = ['none', 'pending', 'accepted'] as const;
 export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused'] as const;
-export const OUTBOUND_STATUSES = ['queued', 'sent', 'delivered', 'read', 'replied', 'failed'] as const;
+export const OUTBOUND_STATUSES = [
+	'queued',
+	'sent',
+	'delivered',
+	'read',
+	'replied',
+	'failed',
+] as const;
 export const INBOUND_STATUSES = ['received'] as const;
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export const LIST_ORDERS = ['newest', 'oldest'] as const;
 export const RESET_FORMATS = ['epoch-s', 'epoch-ms', 'delta-s', 'http-date'] as const;
-export const FAULT_KINDS = ['drop', 'malformed', 'false-success', '429-no-headers', 'no-data', 'no-success'] as const;
+export const FAULT_KINDS = [
+	'drop',
+	'malformed',
+	'false-success',
+	'429-no-headers',
+	'no-data',
+	'no-success',
+] as const;
 export const META_STYLES = ['full', 'absent'] as const;
 export const META_TOTALS = ['exact', 'absent', 'string', 'negative', 'low', 'high'] as const;
 export const META_PER_PAGES = ['used', 'requested', 'absent', 'string'] as const;
@@ -54,7 +68,9 @@ export type ProfileName = (typeof PROFILE_NAMES)[number];
 export type ErrorStyle = (typeof ERROR_STYLES)[number];
 
 const SNAKE_CASE = /^[a-z][a-z0-9_]*$/;
-const snakeCase = z.string().regex(SNAKE_CASE, 'must be lowercase snake_case, e.g. connection_message');
+const snakeCase = z
+	.string()
+	.regex(SNAKE_CASE, 'must be lowercase snake_case, e.g. connection_message');
 const nonEmpty = z.string().min(1, 'must not be empty');
 const nonNegativeInt = (message = 'must be a non-negative integer') =>
 	z.number({ invalid_type_error: message }).int(message).min(0, message);
@@ -141,7 +157,8 @@ export const LeadCreateBody = LeadFields.superRefine((lead, ctx) => {
 	}
 });
 export const LeadUpdateBody = LeadFields.superRefine((lead, ctx) => {
-	if (Object.keys(lead).length === 0) ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'no fields to update' });
+	if (Object.keys(lead).length === 0)
+		ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'no fields to update' });
 });
 export type LeadInput = z.infer<typeof LeadFields>;
 
@@ -170,9 +187,14 @@ export type CampaignStep =
 
 /** Steps are discriminated by `type`, with an open-ended fallback zod's discriminatedUnion cannot express. */
 const Step = z.unknown().transform((value, ctx): CampaignStep => {
-	const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+	const type =
+		typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
 	const schema =
-		type === 'connection_request' ? ConnectionRequestStep : type === 'message' ? MessageStep : CustomStep;
+		type === 'connection_request'
+			? ConnectionRequestStep
+			: type === 'message'
+				? MessageStep
+				: CustomStep;
 	const result = schema.safeParse(value);
 	if (result.success) return result.data as CampaignStep;
 	for (const issue of result.error.issues) ctx.addIssue(issue as z.IssueData);
@@ -201,7 +223,10 @@ export const MessageCreateBody = z.object({ lead_id: nonEmpty, body: nonEmpty })
 /** Between page reads of lists (leads, messages): every Nth list request, items leave, arrive or change status. */
 export const ChurnConfig = z
 	.object({
-		everyNthListRequest: z.number().int('must be an integer >= 1').min(1, 'must be an integer >= 1'),
+		everyNthListRequest: z
+			.number()
+			.int('must be an integer >= 1')
+			.min(1, 'must be an integer >= 1'),
 		remove: nonNegativeInt().default(0),
 		insert: nonNegativeInt().default(0),
 		changeStatus: nonNegativeInt().default(0),
@@ -301,18 +326,31 @@ export const OptionsSchema = ConfigSchema.extend({
 export type SandboxOptions = z.infer<typeof OptionsSchema>;
 
 export const DEMO_API_KEY = 'sandbox-demo-key';
-export const DEFAULT_OPTIONS: SandboxOptions = { ...DEFAULT_CONFIG, port: 0, apiKeys: [DEMO_API_KEY], seed: {} };
+export const DEFAULT_OPTIONS: SandboxOptions = {
+	...DEFAULT_CONFIG,
+	port: 0,
+	apiKeys: [DEMO_API_KEY],
+	seed: {},
+};
 
 // ---------- control endpoints ----------
 
 export const FaultSpec = z
 	.object({
-		method: z.string().transform((m) => m.toUpperCase()).optional(),
+		method: z
+			.string()
+			.transform((m) => m.toUpperCase())
+			.optional(),
 		/** Exact path, or a prefix ending in '*'. */
 		path: z.string().startsWith('/', 'must start with /').optional(),
 		/** Exact-match query parameters that must all be present. */
 		query: z.record(z.string()).optional(),
-		status: z.number().int().min(400, 'must be an HTTP error status').max(599, 'must be an HTTP error status').optional(),
+		status: z
+			.number()
+			.int()
+			.min(400, 'must be an HTTP error status')
+			.max(599, 'must be an HTTP error status')
+			.optional(),
 		kind: z.enum(FAULT_KINDS).optional(),
 		times: positiveInt.default(1),
 		/** true: run the real operation first, then replace its response (a lost response, not a lost request). */
@@ -337,11 +375,15 @@ export const ChurnEventSpec = z
 		changeStatus: nonNegativeInt().default(0),
 	})
 	.strict()
-	.refine((e) => e.remove + e.insert + e.changeStatus > 0, { message: 'give at least one of remove, insert, changeStatus' });
+	.refine((e) => e.remove + e.insert + e.changeStatus > 0, {
+		message: 'give at least one of remove, insert, changeStatus',
+	});
 export type ChurnEventInput = z.input<typeof ChurnEventSpec>;
 export type ChurnEventRule = z.infer<typeof ChurnEventSpec>;
 
-export const ReplyBody = z.object({ lead_id: nonEmpty.optional(), body: nonEmpty.optional() }).strict();
+export const ReplyBody = z
+	.object({ lead_id: nonEmpty.optional(), body: nonEmpty.optional() })
+	.strict();
 export type ReplyInput = z.infer<typeof ReplyBody>;
 
 const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO date');
@@ -359,7 +401,8 @@ export const InsertMessagesBody = z
 	})
 	.strict()
 	.superRefine((spec, ctx) => {
-		const allowed: readonly string[] = spec.direction === 'inbound' ? INBOUND_STATUSES : OUTBOUND_STATUSES;
+		const allowed: readonly string[] =
+			spec.direction === 'inbound' ? INBOUND_STATUSES : OUTBOUND_STATUSES;
 		if (spec.status !== undefined && !allowed.includes(spec.status)) {
 			ctx.addIssue({
 				code: z.ZodIssueCode.custom,
@@ -371,5 +414,11 @@ export const InsertMessagesBody = z
 export type InsertMessagesInput = z.input<typeof InsertMessagesBody>;
 
 export const RequestsQuery = z
-	.object({ since: z.string().regex(/^[0-9]+$/, 'must be an integer >= 0').transform(Number).optional() })
+	.object({
+		since: z
+			.string()
+			.regex(/^[0-9]+$/, 'must be an integer >= 0')
+			.transform(Number)
+			.optional(),
+	})
 	.strict();

@@ -5,32 +5,180 @@ import type { Store } from './store';
 import type { Campaign, CampaignStatus, ConnectionStatus, Lead } from './types';
 
 const FIRST_NAMES = [
-	'Olivia', 'Liam', 'Emma', 'Noah', 'Ava', 'Lucas', 'Sophia', 'Mateo', 'Isabella', 'Ethan', 'Mia', 'Leo',
-	'Amelia', 'Hugo', 'Charlotte', 'Arjun', 'Priya', 'Wei', 'Mei', 'Kenji', 'Yuki', 'Omar', 'Layla', 'Tomás',
-	'Lucía', 'Jonas', 'Freya', 'Lars', 'Ingrid', 'Pierre', 'Camille', 'Marco', 'Giulia', 'Sven', 'Anika',
-	'Daniel', 'Sarah', 'David', 'Rachel', 'Michael', 'Hannah', 'Samuel', 'Grace', 'Kwame', 'Amara', 'Diego',
-	'Valentina', 'Nikolai', 'Katya', 'Aisha', 'Tariq', 'Chloe', 'Jack', 'Zoe', 'Ryan', 'Nora', 'Felix', 'Elena',
+	'Olivia',
+	'Liam',
+	'Emma',
+	'Noah',
+	'Ava',
+	'Lucas',
+	'Sophia',
+	'Mateo',
+	'Isabella',
+	'Ethan',
+	'Mia',
+	'Leo',
+	'Amelia',
+	'Hugo',
+	'Charlotte',
+	'Arjun',
+	'Priya',
+	'Wei',
+	'Mei',
+	'Kenji',
+	'Yuki',
+	'Omar',
+	'Layla',
+	'Tomás',
+	'Lucía',
+	'Jonas',
+	'Freya',
+	'Lars',
+	'Ingrid',
+	'Pierre',
+	'Camille',
+	'Marco',
+	'Giulia',
+	'Sven',
+	'Anika',
+	'Daniel',
+	'Sarah',
+	'David',
+	'Rachel',
+	'Michael',
+	'Hannah',
+	'Samuel',
+	'Grace',
+	'Kwame',
+	'Amara',
+	'Diego',
+	'Valentina',
+	'Nikolai',
+	'Katya',
+	'Aisha',
+	'Tariq',
+	'Chloe',
+	'Jack',
+	'Zoe',
+	'Ryan',
+	'Nora',
+	'Felix',
+	'Elena',
 ];
 const LAST_NAMES = [
-	'Smith', 'Johnson', 'Williams', 'Brown', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez', 'Lopez',
-	'Wilson', 'Anderson', 'Taylor', 'Thomas', 'Moore', 'Martin', 'Lee', 'Thompson', 'White', 'Harris', 'Clark',
-	'Lewis', 'Walker', 'Young', 'Allen', 'King', 'Wright', 'Scott', 'Nguyen', 'Hill', 'Patel', 'Shah', 'Chen',
-	'Wang', 'Kim', 'Tanaka', 'Sato', 'Müller', 'Schmidt', 'Fischer', 'Dubois', 'Laurent', 'Rossi', 'Bianchi',
-	'Novak', 'Kowalski', 'Jensen', 'Larsen', 'Andersson', 'Okafor', 'Mensah', 'Haddad', 'Fernández', "O'Brien",
+	'Smith',
+	'Johnson',
+	'Williams',
+	'Brown',
+	'Garcia',
+	'Miller',
+	'Davis',
+	'Rodriguez',
+	'Martinez',
+	'Lopez',
+	'Wilson',
+	'Anderson',
+	'Taylor',
+	'Thomas',
+	'Moore',
+	'Martin',
+	'Lee',
+	'Thompson',
+	'White',
+	'Harris',
+	'Clark',
+	'Lewis',
+	'Walker',
+	'Young',
+	'Allen',
+	'King',
+	'Wright',
+	'Scott',
+	'Nguyen',
+	'Hill',
+	'Patel',
+	'Shah',
+	'Chen',
+	'Wang',
+	'Kim',
+	'Tanaka',
+	'Sato',
+	'Müller',
+	'Schmidt',
+	'Fischer',
+	'Dubois',
+	'Laurent',
+	'Rossi',
+	'Bianchi',
+	'Novak',
+	'Kowalski',
+	'Jensen',
+	'Larsen',
+	'Andersson',
+	'Okafor',
+	'Mensah',
+	'Haddad',
+	'Fernández',
+	"O'Brien",
 ];
 const COMPANIES = [
-	'Northwind Analytics', 'Bluepeak Labs', 'Acme Robotics', 'Lumen Health', 'Brightline Logistics',
-	'Cobalt Security', 'Evergreen Capital', 'Fathom Data', 'Granite Cloud', 'Harbor Payments', 'Ironclad HR',
-	'Juniper Learning', 'Keystone Insurance', 'Lattice Bio', 'Meridian Travel', 'Nimbus Software', 'Orbit Media',
-	'Pioneer Energy', 'Quartz Finance', 'Redwood Retail', 'Summit Legal', 'Tidal Marketing', 'Umbra Studios',
-	'Vertex Manufacturing', 'Willow Foods', 'Xenon Devices', 'Yellowstone Realty', 'Zephyr Mobility',
-	'Atlas Consulting', 'Beacon Commerce', 'Cascade Networks', 'Driftwood Design', 'Ember AI', 'Foundry Ventures',
+	'Northwind Analytics',
+	'Bluepeak Labs',
+	'Acme Robotics',
+	'Lumen Health',
+	'Brightline Logistics',
+	'Cobalt Security',
+	'Evergreen Capital',
+	'Fathom Data',
+	'Granite Cloud',
+	'Harbor Payments',
+	'Ironclad HR',
+	'Juniper Learning',
+	'Keystone Insurance',
+	'Lattice Bio',
+	'Meridian Travel',
+	'Nimbus Software',
+	'Orbit Media',
+	'Pioneer Energy',
+	'Quartz Finance',
+	'Redwood Retail',
+	'Summit Legal',
+	'Tidal Marketing',
+	'Umbra Studios',
+	'Vertex Manufacturing',
+	'Willow Foods',
+	'Xenon Devices',
+	'Yellowstone Realty',
+	'Zephyr Mobility',
+	'Atlas Consulting',
+	'Beacon Commerce',
+	'Cascade Networks',
+	'Driftwood Design',
+	'Ember AI',
+	'Foundry Ventures',
 ];
 const TITLES = [
-	'CEO', 'Co-founder', 'CTO', 'VP of Sales', 'Head of Growth', 'Marketing Director', 'Product Manager',
-	'Head of Engineering', 'Sales Manager', 'Account Executive', 'Chief Revenue Officer', 'Operations Manager',
-	'Talent Acquisition Lead', 'Business Development Manager', 'Head of Partnerships', 'CFO', 'Data Scientist',
-	'Customer Success Manager', 'Recruiter', 'Founder', 'Director of Operations', 'Head of Product',
+	'CEO',
+	'Co-founder',
+	'CTO',
+	'VP of Sales',
+	'Head of Growth',
+	'Marketing Director',
+	'Product Manager',
+	'Head of Engineering',
+	'Sales Manager',
+	'Account Executive',
+	'Chief Revenue Officer',
+	'Operations Manager',
+	'Talent Acquisition Lead',
+	'Business Development Manager',
+	'Head of Partnerships',
+	'CFO',
+	'Data Scientist',
+	'Customer Success Manager',
+	'Recruiter',
+	'Founder',
+	'Director of Operations',
+	'Head of Product',
 ];
 export const REPLIES = [
 	'Thanks for reaching out! Happy to chat next week.',
@@ -54,14 +202,21 @@ interface CampaignTemplate {
 	steps: CampaignInput['steps'];
 }
 
-const followUp = (delay: number, body: string) => ({ type: 'message' as const, delay_days: delay, body });
+const followUp = (delay: number, body: string) => ({
+	type: 'message' as const,
+	delay_days: delay,
+	body,
+});
 const TEMPLATES: CampaignTemplate[] = [
 	{
 		name: 'Q4 SaaS Founders – Intro',
 		type: 'connection_message',
 		status: 'active',
 		steps: [
-			{ type: 'connection_request', note: 'Hi {{firstName}}, I enjoyed your recent post on scaling sales teams.' },
+			{
+				type: 'connection_request',
+				note: 'Hi {{firstName}}, I enjoyed your recent post on scaling sales teams.',
+			},
 			followUp(2, 'Thanks for connecting, {{firstName}}! Curious how you handle outbound today?'),
 			followUp(5, 'Hi {{firstName}}, would a 15-minute call next week make sense?'),
 		],
@@ -71,8 +226,14 @@ const TEMPLATES: CampaignTemplate[] = [
 		type: 'connection_message',
 		status: 'active',
 		steps: [
-			{ type: 'connection_request', note: 'Hi {{firstName}}, fellow engineer here, would love to connect.' },
-			followUp(3, 'Hi {{firstName}}, we help engineering teams ship integrations faster. Worth a chat?'),
+			{
+				type: 'connection_request',
+				note: 'Hi {{firstName}}, fellow engineer here, would love to connect.',
+			},
+			followUp(
+				3,
+				'Hi {{firstName}}, we help engineering teams ship integrations faster. Worth a chat?',
+			),
 		],
 	},
 	{
@@ -81,7 +242,10 @@ const TEMPLATES: CampaignTemplate[] = [
 		status: 'paused',
 		steps: [
 			{ type: 'connection_request' },
-			followUp(1, 'Hi {{firstName}}, thanks for accepting! How are you finding new clients this year?'),
+			followUp(
+				1,
+				'Hi {{firstName}}, thanks for accepting! How are you finding new clients this year?',
+			),
 			followUp(7, 'Hi {{firstName}}, circling back in case this got buried.'),
 		],
 	},
@@ -90,8 +254,14 @@ const TEMPLATES: CampaignTemplate[] = [
 		type: 'connection_message',
 		status: 'active',
 		steps: [
-			{ type: 'connection_request', note: 'Hi {{firstName}}, I work with product teams in fintech.' },
-			followUp(4, 'Hi {{firstName}}, here is a two-minute demo of what we built: https://example.com/demo'),
+			{
+				type: 'connection_request',
+				note: 'Hi {{firstName}}, I work with product teams in fintech.',
+			},
+			followUp(
+				4,
+				'Hi {{firstName}}, here is a two-minute demo of what we built: https://example.com/demo',
+			),
 		],
 	},
 	{
@@ -99,7 +269,11 @@ const TEMPLATES: CampaignTemplate[] = [
 		type: 'inmail',
 		status: 'draft',
 		steps: [
-			{ type: 'inmail', subject: 'A pilot for your operations team', body: 'Hi {{firstName}}, ...' },
+			{
+				type: 'inmail',
+				subject: 'A pilot for your operations team',
+				body: 'Hi {{firstName}}, ...',
+			},
 			followUp(3, 'Hi {{firstName}}, following up on my InMail.'),
 		],
 	},
@@ -108,18 +282,27 @@ const TEMPLATES: CampaignTemplate[] = [
 		type: 'connection_message',
 		status: 'draft',
 		steps: [
-			{ type: 'connection_request', note: 'Hallo {{firstName}}, we are expanding in the DACH region.' },
+			{
+				type: 'connection_request',
+				note: 'Hallo {{firstName}}, we are expanding in the DACH region.',
+			},
 			followUp(2, 'Hi {{firstName}}, are you hiring sales reps in Europe this year?'),
 		],
 	},
 ];
 
 const DAY = 86_400_000;
-const slug = (s: string) => s.normalize('NFD').replace(/[^A-Za-z]/g, '').toLowerCase();
+const slug = (s: string) =>
+	s
+		.normalize('NFD')
+		.replace(/[^A-Za-z]/g, '')
+		.toLowerCase();
 const render = (text: string, lead: Lead) => text.replace(/\{\{firstName\}\}/g, lead.first_name);
 /** n times in [from, to), ascending: the data reads as if created in id order. */
 const sortedTimes = (rng: Random, n: number, from: number, to: number) =>
-	Array.from({ length: n }, () => from + Math.floor(rng.next() * (to - from))).sort((a, b) => a - b);
+	Array.from({ length: n }, () => from + Math.floor(rng.next() * (to - from))).sort(
+		(a, b) => a - b,
+	);
 
 const CONNECTION_WEIGHTS: Record<CampaignStatus, Record<ConnectionStatus, number>> = {
 	draft: { none: 1, pending: 0, accepted: 0 },
@@ -153,8 +336,10 @@ function createCampaigns(store: Store, count: number, rng: Random, now: number):
 			},
 			created,
 		);
-		if (template.status !== 'draft') store.setCampaignStatus(campaign, 'active', created + rng.int(1, 5) * DAY);
-		if (template.status === 'paused') store.setCampaignStatus(campaign, 'paused', now - rng.int(2, 20) * DAY);
+		if (template.status !== 'draft')
+			store.setCampaignStatus(campaign, 'active', created + rng.int(1, 5) * DAY);
+		if (template.status === 'paused')
+			store.setCampaignStatus(campaign, 'paused', now - rng.int(2, 20) * DAY);
 		return campaign;
 	});
 }
@@ -210,22 +395,46 @@ function createMessages(
 	now: number,
 ): void {
 	const allLeads = [...store.leads.values()];
-	const reached = allLeads.filter((l) => l.connection_status === 'accepted' && campaignOf.get(l.id)?.status !== 'draft');
+	const reached = allLeads.filter(
+		(l) => l.connection_status === 'accepted' && campaignOf.get(l.id)?.status !== 'draft',
+	);
 	const messageSteps = new Map<Campaign | undefined, number[]>();
 	for (const c of campaignOf.values()) {
-		if (!messageSteps.has(c)) messageSteps.set(c, c.steps.flatMap((s, i) => (s.type === 'message' ? [i] : [])));
+		if (!messageSteps.has(c))
+			messageSteps.set(
+				c,
+				c.steps.flatMap((s, i) => (s.type === 'message' ? [i] : [])),
+			);
 	}
 	const pending: PendingMessage[] = [];
-	const add = (at: number, lead: Lead, campaign: Campaign | undefined, step_index: number | null, direction: PendingMessage['direction'], status: string, body: string) =>
+	const add = (
+		at: number,
+		lead: Lead,
+		campaign: Campaign | undefined,
+		step_index: number | null,
+		direction: PendingMessage['direction'],
+		status: string,
+		body: string,
+	) =>
 		// One object shape for all: the sort below stays fast on large seeds.
-		pending.push({ at, lead_id: lead.id, campaign_id: campaign?.id ?? lead.campaign_id, step_index, direction, status, body });
+		pending.push({
+			at,
+			lead_id: lead.id,
+			campaign_id: campaign?.id ?? lead.campaign_id,
+			step_index,
+			direction,
+			status,
+			body,
+		});
 	while (pending.length < count) {
 		const inCampaign = reached.length > 0 && rng.chance(0.85);
 		const lead = inCampaign ? rng.pick(reached) : rng.pick(allLeads);
 		const steps = (inCampaign && messageSteps.get(campaignOf.get(lead.id))) || [];
 		const step_index = steps.length > 0 ? rng.pick(steps) : null;
 		const campaign = step_index !== null ? campaignOf.get(lead.id) : undefined;
-		const text = campaign ? (campaign.steps[step_index!] as { body: string }).body : rng.pick(MANUAL_MESSAGES);
+		const text = campaign
+			? (campaign.steps[step_index!] as { body: string }).body
+			: rng.pick(MANUAL_MESSAGES);
 		const status = rng.weighted(OUTBOUND_WEIGHTS);
 		const at = now - rng.int(60, 30 * 86_400) * 1000;
 		add(at, lead, campaign, step_index, 'outbound', status, render(text, lead));

@@ -115,7 +115,9 @@ function dispatch(
 		const method = req.method ?? 'GET';
 		const { handler, params } = router.resolve(method, url.pathname);
 		// Bodies of GET and DELETE are ignored, as most servers do.
-		const body = BODY_METHODS.has(method) ? parseJsonBody(raw, req.headers['content-type']) : undefined;
+		const body = BODY_METHODS.has(method)
+			? parseJsonBody(raw, req.headers['content-type'])
+			: undefined;
 		return handler({ state, params, query: queryObject(url.searchParams), body, key });
 	} catch (error) {
 		return errorReply(error);
@@ -123,10 +125,20 @@ function dispatch(
 }
 
 /** An /api/v1 request: log, latency, rate limit, auth, faults, then the handler. */
-async function handleApi(state: SandboxState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function handleApi(
+	state: SandboxState,
+	req: IncomingMessage,
+	res: ServerResponse,
+	url: URL,
+): Promise<void> {
 	const method = req.method ?? 'GET';
 	const query = queryObject(url.searchParams);
-	const entry = state.recorder.begin(method, url.pathname, query, apiRouter.pattern(method, url.pathname));
+	const entry = state.recorder.begin(
+		method,
+		url.pathname,
+		query,
+		apiRouter.pattern(method, url.pathname),
+	);
 	// Fires after every response too; finish() only records the first outcome, so this catches lost clients.
 	res.on('close', () => state.recorder.finish(entry, 0));
 	const raw = await readBody(req);
@@ -155,11 +167,16 @@ async function handleApi(state: SandboxState, req: IncomingMessage, res: ServerR
 		if (ran) state.recorder.rateLimitedAfterRun();
 		const retryAfter = secondsUntil(window.resetAt, now, config.resetRounding);
 		const headers = { ...limitHeaders, ...retryAfterHeader(window.resetAt, now, config) };
-		return respond({ ...failure(429, `Rate limit exceeded, retry in ${retryAfter} s`, undefined, headers), after: ran?.after });
+		return respond({
+			...failure(429, `Rate limit exceeded, retry in ${retryAfter} s`, undefined, headers),
+			after: ran?.after,
+		});
 	}
-	if (!caller.valid) return respond(failure(401, 'Missing or invalid API key', undefined, limitHeaders));
+	if (!caller.valid)
+		return respond(failure(401, 'Missing or invalid API key', undefined, limitHeaders));
 	const fault = state.faults.pick({ method, path: url.pathname, query }, config);
-	if (fault && !fault.after) return respond(faultReply(fault.action, limitHeaders, config, now), fault.label);
+	if (fault && !fault.after)
+		return respond(faultReply(fault.action, limitHeaders, config, now), fault.label);
 	const reply = run();
 	if (fault) {
 		// An "after" fault: the operation ran, but the client never sees its own answer.
@@ -170,12 +187,18 @@ async function handleApi(state: SandboxState, req: IncomingMessage, res: ServerR
 	respond({ ...reply, headers: { ...limitHeaders, ...reply.headers } });
 }
 
-async function handle(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+	state: SandboxState,
+	req: IncomingMessage,
+	res: ServerResponse,
+): Promise<void> {
 	const url = new URL(req.url ?? '/', 'http://sandbox');
 	const path = url.pathname;
-	if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) return handleApi(state, req, res, url);
+	if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`))
+		return handleApi(state, req, res, url);
 	const raw = await readBody(req);
-	if (path.startsWith(`${CONTROL_PREFIX}/`)) return send(res, dispatch(state, controlRouter, req, url, raw));
+	if (path.startsWith(`${CONTROL_PREFIX}/`))
+		return send(res, dispatch(state, controlRouter, req, url, raw));
 	send(res, errorReply(new ApiError(404, `Route ${req.method} ${path} not found`)));
 }
 
@@ -183,15 +206,22 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
  * Options given as undefined mean "the default", as for the CLI's unset flags. The options given win over
  * the profile's values, which win over the defaults.
  */
-function resolveOptions(options: Partial<SandboxOptions>): { resolved: SandboxOptions; explicit: Partial<SandboxConfig> } {
-	const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<SandboxOptions>;
+function resolveOptions(options: Partial<SandboxOptions>): {
+	resolved: SandboxOptions;
+	explicit: Partial<SandboxConfig>;
+} {
+	const given = Object.fromEntries(
+		Object.entries(options).filter(([, v]) => v !== undefined),
+	) as Partial<SandboxOptions>;
 	const profile = given.profile !== undefined ? PROFILES[given.profile]?.config : undefined;
 	try {
 		const resolved = parseBody(OptionsSchema, { ...DEFAULT_OPTIONS, ...profile, ...given });
 		const { port: _port, apiKeys: _keys, seed: _seed, ...explicit } = given;
 		return { resolved, explicit };
 	} catch (error) {
-		throw new Error(`Invalid sandbox options: ${(error as Error).message.replace(/^Validation failed: /, '')}`);
+		throw new Error(
+			`Invalid sandbox options: ${(error as Error).message.replace(/^Validation failed: /, '')}`,
+		);
 	}
 }
 

@@ -83,7 +83,8 @@ export class SandboxState {
 	/** Replaces the data only; counts not given come from the startup --seed. */
 	seed(input: SeedInput = {}): SeedCounts {
 		const spec = parseBody(SeedSpec, input);
-		const base = typeof this.options.seed === 'number' ? { leads: this.options.seed } : this.options.seed;
+		const base =
+			typeof this.options.seed === 'number' ? { leads: this.options.seed } : this.options.seed;
 		const merged = { ...base, ...spec };
 		// A new lead count implies its own default message count, not the startup one.
 		if (spec.leads !== undefined && spec.messages === undefined) delete merged.messages;
@@ -123,7 +124,8 @@ export class SandboxState {
 		const { lead_id, body } = parseBody(ReplyBody, input);
 		const store = this.store;
 		const leadId = lead_id ?? store.latestOutbound((m) => store.leads.has(m.lead_id))?.lead_id;
-		if (leadId === undefined) throw new ApiError(409, 'No lead has been sent a message yet: pass lead_id');
+		if (leadId === undefined)
+			throw new ApiError(409, 'No lead has been sent a message yet: pass lead_id');
 		const lead = store.leads.get(leadId);
 		if (!lead) throw notFound('Lead', leadId);
 		const answered = store.latestOutbound((m) => m.lead_id === leadId);
@@ -144,7 +146,8 @@ export class SandboxState {
 		const spec = parseBody(InsertMessagesBody, input);
 		const store = this.store;
 		const leads = spec.lead_id ? [] : [...store.leads.values()];
-		if (!spec.lead_id && leads.length === 0) leads.push(store.addLead({ first_name: 'Test', last_name: 'Lead' }));
+		if (!spec.lead_id && leads.length === 0)
+			leads.push(store.addLead({ first_name: 'Test', last_name: 'Lead' }));
 		const at = spec.created_at ? Date.parse(spec.created_at) : Date.now();
 		const ids: string[] = [];
 		for (let i = 0; i < spec.count; i++) {
@@ -152,7 +155,10 @@ export class SandboxState {
 			const message = store.addMessage(
 				{
 					lead_id: leadId,
-					campaign_id: spec.campaign_id !== undefined ? spec.campaign_id : (store.leads.get(leadId)?.campaign_id ?? null),
+					campaign_id:
+						spec.campaign_id !== undefined
+							? spec.campaign_id
+							: (store.leads.get(leadId)?.campaign_id ?? null),
 					step_index: spec.step_index ?? null,
 					direction: spec.direction,
 					status: spec.status ?? (spec.direction === 'inbound' ? 'received' : 'sent'),

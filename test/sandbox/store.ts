@@ -22,7 +22,8 @@ export const isoMs = (at: Date | number) => new Date(at).toISOString();
 /** ISO timestamp with second precision, as messages carry it: many messages share a second. */
 export const isoSeconds = (at: Date | number) => `${new Date(at).toISOString().slice(0, 19)}Z`;
 
-const ratio = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000);
+const ratio = (part: number, whole: number) =>
+	whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000;
 
 export interface MessageFilter {
 	lead_id?: string;
@@ -59,7 +60,11 @@ export class Store {
 	}
 
 	counts(): SeedCounts {
-		return { leads: this.leads.size, campaigns: this.campaigns.size, messages: this.messages.length };
+		return {
+			leads: this.leads.size,
+			campaigns: this.campaigns.size,
+			messages: this.messages.length,
+		};
 	}
 
 	/** Ids grow with creation and are fixed-width, so they sort like their creation order. */
@@ -104,7 +109,12 @@ export class Store {
 	updateLead(lead: Lead, patch: LeadInput): Lead {
 		// Rebuilt so the timestamps stay the last keys, after any new custom field.
 		const { created_at, updated_at: _previous, ...fields } = lead;
-		const updated = { ...fields, ...(patch as Record<string, Primitive>), created_at, updated_at: isoMs(Date.now()) } as Lead;
+		const updated = {
+			...fields,
+			...(patch as Record<string, Primitive>),
+			created_at,
+			updated_at: isoMs(Date.now()),
+		} as Lead;
 		this.leads.set(lead.id, updated);
 		return updated;
 	}
@@ -118,7 +128,9 @@ export class Store {
 		if (filter.search) {
 			const needle = filter.search.toLowerCase();
 			leads = leads.filter((l) =>
-				[l.first_name, l.last_name, l.company, l.title].some((v) => v.toLowerCase().includes(needle)),
+				[l.first_name, l.last_name, l.company, l.title].some((v) =>
+					v.toLowerCase().includes(needle),
+				),
 			);
 		}
 		return leads;
@@ -127,7 +139,9 @@ export class Store {
 	/** A campaign's leads: those that joined it directly, and those on the lead list it targets. */
 	leadsOf(campaign: Campaign, leads: Iterable<Lead> = this.leads.values()): Lead[] {
 		const list = campaign.lead_list_id;
-		return [...leads].filter((l) => l.campaign_id === campaign.id || (list !== null && l.lead_list_id === list));
+		return [...leads].filter(
+			(l) => l.campaign_id === campaign.id || (list !== null && l.lead_list_id === list),
+		);
 	}
 
 	// ---------- campaigns ----------
@@ -150,7 +164,11 @@ export class Store {
 		return campaign;
 	}
 
-	setCampaignStatus(campaign: Campaign, status: CampaignStatus, at: Date | number = Date.now()): Campaign {
+	setCampaignStatus(
+		campaign: Campaign,
+		status: CampaignStatus,
+		at: Date | number = Date.now(),
+	): Campaign {
 		const stamp = isoMs(at);
 		campaign.status = status;
 		campaign.updated_at = stamp;

@@ -50,7 +50,11 @@ async function lintLeg(name, cwd, patterns) {
 		overrideConfigFile: true,
 		overrideConfig: scanConfig,
 	});
-	const files = fg.sync(patterns, { cwd, absolute: true, ignore: ['node_modules/**', '**/package-lock.json'] });
+	const files = fg.sync(patterns, {
+		cwd,
+		absolute: true,
+		ignore: ['node_modules/**', '**/package-lock.json'],
+	});
 	const results = await eslint.lintFiles(files);
 	const problems = results.reduce((n, r) => n + r.errorCount + r.warningCount, 0);
 	const formatter = await eslint.loadFormatter('stylish');
@@ -66,7 +70,10 @@ if (!fs.existsSync(path.join(root, 'dist'))) {
 
 const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'outreach-lint-pack-'));
 try {
-	let problems = await lintLeg('sources', root, ['package.json', '{nodes,credentials}/**/*.{js,ts,json}']);
+	let problems = await lintLeg('sources', root, [
+		'package.json',
+		'{nodes,credentials}/**/*.{js,ts,json}',
+	]);
 	const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], {
 		cwd: root,
 		encoding: 'utf8',
@@ -75,7 +82,10 @@ try {
 		.split('\n')
 		.pop();
 	execFileSync('tar', ['-xzf', path.join(packDir, tarball), '-C', packDir]);
-	problems += await lintLeg('published package', path.join(packDir, 'package'), ['**/*.js', 'package.json']);
+	problems += await lintLeg('published package', path.join(packDir, 'package'), [
+		'**/*.js',
+		'package.json',
+	]);
 	if (problems > 0) {
 		console.error(`lint: ${problems} problem(s); n8n's verification scan requires none.`);
 		process.exit(1);

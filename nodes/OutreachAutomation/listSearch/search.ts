@@ -5,7 +5,9 @@ import { PageWalker } from '../transport/pages';
 const PAGE_SIZE = 50;
 
 function label(item: IDataObject, fields: string[]): string {
-	const parts = fields.map((field) => item[field]).filter((value) => typeof value === 'string' && value);
+	const parts = fields
+		.map((field) => item[field])
+		.filter((value) => typeof value === 'string' && value);
 	return parts.length ? `${parts.join(' ')} (${String(item.id)})` : String(item.id);
 }
 
@@ -50,7 +52,14 @@ export async function searchLeads(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	return await search(this, '/leads', ['first_name', 'last_name', 'company'], filter, paginationToken, false);
+	return await search(
+		this,
+		'/leads',
+		['first_name', 'last_name', 'company'],
+		filter,
+		paginationToken,
+		false,
+	);
 }
 
 /** The campaign list has no documented search parameter, so the filter applies to each page here. */

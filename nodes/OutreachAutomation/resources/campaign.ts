@@ -20,7 +20,10 @@ function builtSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
 			if (!body.trim()) invalid(ctx, `${position} (Message) has no Body`);
 			const delay = Number(entry.delayDays ?? 0);
 			if (!Number.isInteger(delay) || delay < 0) {
-				invalid(ctx, `${position} (Message): Delay Days must be a whole number of 0 or more, not ${entry.delayDays}`);
+				invalid(
+					ctx,
+					`${position} (Message): Delay Days must be a whole number of 0 or more, not ${entry.delayDays}`,
+				);
 			}
 			return { type: 'message', delay_days: delay, body };
 		}
@@ -40,7 +43,8 @@ function jsonSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
 			invalid(ctx, `Steps (JSON) is not valid JSON: ${(error as Error).message}`);
 		}
 	}
-	if (!Array.isArray(steps)) invalid(ctx, 'Steps (JSON) must be an array of steps, e.g. [{"type": "connection_request"}]');
+	if (!Array.isArray(steps))
+		invalid(ctx, 'Steps (JSON) must be an array of steps, e.g. [{"type": "connection_request"}]');
 	(steps as unknown[]).forEach((step, index) => {
 		if (typeof step !== 'object' || step === null || Array.isArray(step)) {
 			invalid(ctx, `Steps (JSON): step ${index + 1} must be an object`);
@@ -60,7 +64,8 @@ function createBody(ctx: IExecuteSingleFunctions): IDataObject {
 		type = param(ctx, 'customType', '').trim();
 		if (!type) invalid(ctx, 'Custom Type is empty', 'Enter the campaign type the service expects.');
 	}
-	const steps = param<string>(ctx, 'stepsMode', 'builder') === 'json' ? jsonSteps(ctx) : builtSteps(ctx);
+	const steps =
+		param<string>(ctx, 'stepsMode', 'builder') === 'json' ? jsonSteps(ctx) : builtSteps(ctx);
 	if (!steps.length) invalid(ctx, 'A campaign needs at least one step', 'Add a step under Steps.');
 	return assignFilled({ name, type, steps }, { lead_list_id: param(ctx, 'leadListId', '') });
 }
@@ -128,7 +133,11 @@ const stepsModeField: INodeProperties = {
 	default: 'builder',
 	options: [
 		{ name: 'Step Builder', value: 'builder', description: 'Connection requests and messages' },
-		{ name: 'JSON', value: 'json', description: 'Raw steps, for step types the builder does not offer' },
+		{
+			name: 'JSON',
+			value: 'json',
+			description: 'Raw steps, for step types the builder does not offer',
+		},
 	],
 };
 
@@ -194,7 +203,8 @@ const stepsJsonField: INodeProperties = {
 	displayName: 'Steps (JSON)',
 	name: 'stepsJson',
 	type: 'json',
-	default: '[\n  { "type": "connection_request", "note": "Hi {{firstName}}" },\n  { "type": "message", "delay_days": 2, "body": "Thanks for connecting!" }\n]',
+	default:
+		'[\n  { "type": "connection_request", "note": "Hi {{firstName}}" },\n  { "type": "message", "delay_days": 2, "body": "Thanks for connecting!" }\n]',
 	description: 'An array of steps as the API takes them; any step type the service supports',
 	displayOptions: { show: { stepsMode: ['json'] } },
 };
@@ -213,7 +223,15 @@ export const campaign = defineResource({
 			path: '/campaigns',
 			body: createBody,
 			safeToRepeat: false,
-			fields: [nameField, campaignTypeField, customTypeField, leadListIdField, stepsModeField, stepsField, stepsJsonField],
+			fields: [
+				nameField,
+				campaignTypeField,
+				customTypeField,
+				leadListIdField,
+				stepsModeField,
+				stepsField,
+				stepsJsonField,
+			],
 		},
 		{
 			name: 'Get',

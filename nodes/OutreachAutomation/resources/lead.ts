@@ -12,10 +12,34 @@ const PROFILE_URL_FIELD = 'linkedin_url';
 
 /** The lead's own fields: top-level on Create, inside "Update Fields" on Update. */
 const leadFields: INodeProperties[] = [
-	{ displayName: 'First Name', name: 'firstName', type: 'string', default: '', placeholder: 'e.g. Ada' },
-	{ displayName: 'Last Name', name: 'lastName', type: 'string', default: '', placeholder: 'e.g. Lovelace' },
-	{ displayName: 'Company', name: 'company', type: 'string', default: '', placeholder: 'e.g. Analytical Engines Ltd' },
-	{ displayName: 'Title', name: 'title', type: 'string', default: '', placeholder: 'e.g. Head of Research' },
+	{
+		displayName: 'First Name',
+		name: 'firstName',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. Ada',
+	},
+	{
+		displayName: 'Last Name',
+		name: 'lastName',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. Lovelace',
+	},
+	{
+		displayName: 'Company',
+		name: 'company',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. Analytical Engines Ltd',
+	},
+	{
+		displayName: 'Title',
+		name: 'title',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. Head of Research',
+	},
 	{
 		displayName: 'LinkedIn Profile URL',
 		name: 'linkedinUrl',
@@ -55,7 +79,13 @@ const moreLeadFields: INodeProperties[] = [
 				displayName: 'Field',
 				name: 'field',
 				values: [
-					{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. email' },
+					{
+						displayName: 'Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. email',
+					},
 					{ displayName: 'Value', name: 'value', type: 'string', default: '' },
 				],
 			},
@@ -81,7 +111,11 @@ function leadBody(ctx: IExecuteSingleFunctions, values: IDataObject): IDataObjec
 	}
 	const url = body[PROFILE_URL_FIELD];
 	if (typeof url === 'string' && !/^https?:\/\/\S+$/i.test(url)) {
-		invalid(ctx, `LinkedIn Profile URL "${url}" is not a web address`, 'Use the full address, starting with https://');
+		invalid(
+			ctx,
+			`LinkedIn Profile URL "${url}" is not a web address`,
+			'Use the full address, starting with https://',
+		);
 	}
 	const custom = ((values.customFields as IDataObject | undefined)?.field ?? []) as IDataObject[];
 	for (const [index, entry] of custom.entries()) {
@@ -98,7 +132,11 @@ function createBody(ctx: IExecuteSingleFunctions): IDataObject {
 	for (const field of leadFields) values[field.name] = param(ctx, field.name, '');
 	const body = leadBody(ctx, values);
 	if (!Object.keys(body).length) {
-		invalid(ctx, 'A lead needs at least one field', 'Fill First Name, Last Name or LinkedIn Profile URL.');
+		invalid(
+			ctx,
+			'A lead needs at least one field',
+			'Fill First Name, Last Name or LinkedIn Profile URL.',
+		);
 	}
 	return body;
 }

@@ -9,7 +9,8 @@ function sendBody(ctx: IExecuteSingleFunctions): IDataObject {
 	const leadId = String(param<unknown>(ctx, 'leadId', '') ?? '').trim();
 	if (!leadId) invalid(ctx, 'Lead is empty', 'Pick the lead to write to, or paste its ID.');
 	const body = param<unknown>(ctx, 'body', '');
-	if (typeof body !== 'string' || !body.trim()) invalid(ctx, 'Body is empty', 'Write the text of the message.');
+	if (typeof body !== 'string' || !body.trim())
+		invalid(ctx, 'Body is empty', 'Write the text of the message.');
 	return { lead_id: leadId, body };
 }
 

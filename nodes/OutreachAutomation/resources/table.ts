@@ -28,7 +28,10 @@ interface OperationBase {
 
 /** A request that sends a body must say how it is built: a missing body is a type error. */
 export type Operation = OperationBase &
-	({ method: 'GET' | 'DELETE'; body?: undefined } | { method: 'POST' | 'PATCH'; body: RequestPart });
+	(
+		| { method: 'GET' | 'DELETE'; body?: undefined }
+		| { method: 'POST' | 'PATCH'; body: RequestPart }
+	);
 
 export interface ResourceTable {
 	/** The resource option (`value` is stored in users' workflows) and its name in messages ("Lead"). */
@@ -68,7 +71,8 @@ function fieldsOf(operation: Operation): INodeProperties[] {
 function checkTable(table: ResourceTable): void {
 	const values = table.operations.map((operation) => operation.value);
 	const problems: string[] = [];
-	if (!values.includes(table.defaultOperation)) problems.push(`default "${table.defaultOperation}" is not an operation`);
+	if (!values.includes(table.defaultOperation))
+		problems.push(`default "${table.defaultOperation}" is not an operation`);
 	if (new Set(values).size !== values.length) problems.push('an operation value appears twice');
 	for (const operation of table.operations) {
 		const where = `${table.value}.${operation.value}`;
@@ -76,7 +80,8 @@ function checkTable(table: ResourceTable): void {
 		if (operation.path.includes('{id}') !== (operation.id !== undefined)) {
 			problems.push(`${where}: a path with {id} needs \`id\`, and only such a path`);
 		}
-		if (operation.list && operation.method !== 'GET') problems.push(`${where}: a list is read with GET`);
+		if (operation.list && operation.method !== 'GET')
+			problems.push(`${where}: a list is read with GET`);
 		const bodyExpected = operation.method === 'POST' || operation.method === 'PATCH';
 		if (bodyExpected !== (typeof operation.body === 'function')) {
 			problems.push(`${where}: POST and PATCH need a body builder, GET and DELETE none`);

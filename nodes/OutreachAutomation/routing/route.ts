@@ -25,7 +25,8 @@ function toItems(data: unknown): INodeExecutionData[] {
 async function readParameters(ctx: IExecuteSingleFunctions, operation: Operation) {
 	const id = operation.id ? requiredId(ctx, operation.id.parameter, operation.id.label) : undefined;
 	return {
-		path: id === undefined ? operation.path : operation.path.replace('{id}', encodeURIComponent(id)),
+		path:
+			id === undefined ? operation.path : operation.path.replace('{id}', encodeURIComponent(id)),
 		id,
 		qs: operation.query?.(ctx),
 		body: operation.body?.(ctx),
@@ -56,9 +57,13 @@ export async function routeOperation(
 	const name = this.getNodeParameter('operation') as string;
 	const found = findOperation(resource, name);
 	if (!found) {
-		throw new NodeOperationError(this.getNode(), `The operation "${name}" of "${resource}" is not supported`, {
-			itemIndex: this.getItemIndex(),
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${name}" of "${resource}" is not supported`,
+			{
+				itemIndex: this.getItemIndex(),
+			},
+		);
 	}
 	const { table, operation } = found;
 	const { timeout, proxy, skipSslCertificateValidation } = prepared.options;
@@ -71,14 +76,19 @@ export async function routeOperation(
 		transport: {
 			timeout,
 			proxy,
-			skipSslCertificateValidation: skipSslCertificateValidation === true || skipSslCertificateValidation === 'true',
+			skipSslCertificateValidation:
+				skipSslCertificateValidation === true || skipSslCertificateValidation === 'true',
 		},
 	};
 
 	if (operation.list) {
 		const returnAll = this.getNodeParameter('returnAll', false) as boolean;
 		const limit = returnAll ? undefined : (this.getNodeParameter('limit', 50) as number);
-		const items = await readList(this, { ...request, ...(await readParameters(this, operation)) }, limit);
+		const items = await readList(
+			this,
+			{ ...request, ...(await readParameters(this, operation)) },
+			limit,
+		);
 		return items.map((json) => ({ json }));
 	}
 
@@ -89,7 +99,8 @@ export async function routeOperation(
 		return parts;
 	};
 	const { data } = await apiRequest(this, { ...request, prepare });
-	const empty = data === undefined || data === null || (typeof data === 'object' && !Object.keys(data).length);
+	const empty =
+		data === undefined || data === null || (typeof data === 'object' && !Object.keys(data).length);
 	if (operation.method === 'DELETE' && empty) {
 		// Some servers answer a delete with no data: still confirm what was deleted.
 		return [{ json: { id: id ?? null, deleted: true } }];
@@ -108,8 +119,12 @@ function routingProblems(properties: INodeProperties[], path: string): string[] 
 		for (const option of property.options ?? []) {
 			if (!('name' in option) || typeof option !== 'object') continue;
 			if ('routing' in option && option.routing) {
-				const handed = property.name === 'operation' && JSON.stringify(option.routing) === HANDED_TO_ROUTER;
-				if (!handed) problems.push(`${where} option "${'value' in option ? option.value : option.name}" has routing`);
+				const handed =
+					property.name === 'operation' && JSON.stringify(option.routing) === HANDED_TO_ROUTER;
+				if (!handed)
+					problems.push(
+						`${where} option "${'value' in option ? option.value : option.name}" has routing`,
+					);
 			}
 			if ('displayName' in option && 'type' in option) {
 				problems.push(...routingProblems([option as INodeProperties], `${where}.`));
@@ -130,7 +145,10 @@ export function checkRoutingContract(description: INodeTypeDescription): INodeTy
 	const problems = routingProblems(description.properties, '');
 	if (description.requestDefaults) problems.push('requestDefaults is set');
 	const operations = Object.keys(description.requestOperations ?? {});
-	if (operations.join() !== 'pagination' || description.requestOperations?.pagination !== routeOperation) {
+	if (
+		operations.join() !== 'pagination' ||
+		description.requestOperations?.pagination !== routeOperation
+	) {
 		problems.push('requestOperations must be exactly { pagination: routeOperation }');
 	}
 	if (problems.length) {

@@ -38,7 +38,10 @@ export function locator(options: LocatorOptions): INodeProperties {
 				validation: [
 					{
 						type: 'regex',
-						properties: { regex: '^\\S+$', errorMessage: `Not a valid ${label} ID (no spaces allowed)` },
+						properties: {
+							regex: '^\\S+$',
+							errorMessage: `Not a valid ${label} ID (no spaces allowed)`,
+						},
 					},
 				],
 			},

@@ -6,8 +6,18 @@ import { assignFilled } from './parameters';
 /** The message filters, shared by Message > Get Many and the trigger (same names, same query). */
 export function messageFilterOptions(statusExample: string): INodeProperties[] {
 	return [
-		locator({ name: 'campaignId', displayName: 'Campaign', kind: 'campaign', description: 'Only messages of this campaign' }),
-		locator({ name: 'leadId', displayName: 'Lead', kind: 'lead', description: 'Only messages to or from this lead' }),
+		locator({
+			name: 'campaignId',
+			displayName: 'Campaign',
+			kind: 'campaign',
+			description: 'Only messages of this campaign',
+		}),
+		locator({
+			name: 'leadId',
+			displayName: 'Lead',
+			kind: 'lead',
+			description: 'Only messages to or from this lead',
+		}),
 		{
 			displayName: 'Status',
 			name: 'status',
@@ -22,5 +32,8 @@ export function messageFilterOptions(statusExample: string): INodeProperties[] {
 
 /** The message filters as the list endpoint's query (unset ones left out; the trigger hashes it, keep the order). */
 export function messageFilterQuery(filters: IDataObject): IDataObject {
-	return assignFilled({}, { campaign_id: filters.campaignId, lead_id: filters.leadId, status: filters.status });
+	return assignFilled(
+		{},
+		{ campaign_id: filters.campaignId, lead_id: filters.leadId, status: filters.status },
+	);
 }

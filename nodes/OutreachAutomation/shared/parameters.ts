@@ -10,7 +10,9 @@ export function unwrapLocators(value: unknown): unknown {
 	if (typeof value !== 'object' || value === null) return value;
 	const object = value as IDataObject;
 	if (object.__rl === true) return object.value;
-	return Object.fromEntries(Object.entries(object).map(([key, inner]) => [key, unwrapLocators(inner)]));
+	return Object.fromEntries(
+		Object.entries(object).map(([key, inner]) => [key, unwrapLocators(inner)]),
+	);
 }
 
 /** A parameter's value with resource locators reduced to their ID; `fallback` when not shown. */
@@ -19,7 +21,11 @@ export function param<T>(ctx: IExecuteSingleFunctions, name: string, fallback: T
 }
 
 /** Refuses bad input before any request, naming the field and what is wrong. */
-export function invalid(ctx: IExecuteSingleFunctions, message: string, description?: string): never {
+export function invalid(
+	ctx: IExecuteSingleFunctions,
+	message: string,
+	description?: string,
+): never {
 	throw new NodeOperationError(ctx.getNode(), message, {
 		description,
 		itemIndex: ctx.getItemIndex(),
@@ -31,7 +37,11 @@ export function requiredId(ctx: IExecuteSingleFunctions, name: string, label: st
 	const raw = param<unknown>(ctx, name, '');
 	const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
 	if (!id) {
-		invalid(ctx, `${label} is empty`, `Pick a ${label.replace(/ ID$/, '').toLowerCase()} from the list or paste its ID.`);
+		invalid(
+			ctx,
+			`${label} is empty`,
+			`Pick a ${label.replace(/ ID$/, '').toLowerCase()} from the list or paste its ID.`,
+		);
 	}
 	return id;
 }

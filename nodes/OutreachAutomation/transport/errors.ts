@@ -87,7 +87,9 @@ export function httpError(
 		message = `The Outreach Automation API refused the API key (HTTP ${status}): check the API key in the credential`;
 	} else if (status === 404) {
 		message = `${about(target)} was not found`;
-		description = said ? `${said}. Check the ID, or pick it from the list.` : 'Check the ID, or pick it from the list.';
+		description = said
+			? `${said}. Check the ID, or pick it from the list.`
+			: 'Check the ID, or pick it from the list.';
 	} else if (status === 400 || status === 422) {
 		const details = problems.length ? problems.map(formatProblem).join('; ') : said;
 		message = details
@@ -142,7 +144,10 @@ export function rateLimitError(
 			"node's Settings > Retry On Fail or Request Options > Batching.",
 		httpCode: '429',
 		itemIndex: target.itemIndex,
-		failure: { cause: 'rate-limited', retryAfterMs: resetAt !== undefined ? Math.max(0, resetAt - now) : undefined },
+		failure: {
+			cause: 'rate-limited',
+			retryAfterMs: resetAt !== undefined ? Math.max(0, resetAt - now) : undefined,
+		},
 	});
 }
 
@@ -175,7 +180,10 @@ export function notEnvelopeError(
 	url: string,
 	target: RequestTarget,
 ): NodeApiError {
-	const excerpt = (typeof body === 'string' ? body : JSON.stringify(body) ?? String(body)).slice(0, 200);
+	const excerpt = (typeof body === 'string' ? body : (JSON.stringify(body) ?? String(body))).slice(
+		0,
+		200,
+	);
 	return new NodeApiError(node, { httpCode: String(status) } as JsonObject, {
 		message: 'The answer is not an Outreach Automation API response',
 		description: `${url} answered HTTP ${status} with: ${excerpt}. Check the Base URL in the credential (the host root, without /api/v1).`,
@@ -194,9 +202,15 @@ export function pagingIgnoredError(
 	advice = '',
 ): NodeApiError {
 	const of = total !== undefined ? ` of ${total}` : '';
-	return new NodeApiError(node, { page, total: total ?? null }, {
-		message: 'The service returned the same items again for another page: it seems to ignore paging',
-		description: `Page ${page} repeated items already received (${distinct} distinct so far${of}). ${advice}`.trim(),
-		itemIndex: target.itemIndex,
-	});
+	return new NodeApiError(
+		node,
+		{ page, total: total ?? null },
+		{
+			message:
+				'The service returned the same items again for another page: it seems to ignore paging',
+			description:
+				`Page ${page} repeated items already received (${distinct} distinct so far${of}). ${advice}`.trim(),
+			itemIndex: target.itemIndex,
+		},
+	);
 }

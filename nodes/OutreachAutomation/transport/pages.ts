@@ -24,7 +24,12 @@ export interface Page {
  * The one definition of the last page: an empty or short page, or one that reaches `meta.total`.
  * `meta.per_page` counts, not the size asked for: a server may clamp it.
  */
-export function isLastPage(number: number, count: number, perPage: number, total?: number): boolean {
+export function isLastPage(
+	number: number,
+	count: number,
+	perPage: number,
+	total?: number,
+): boolean {
 	return count === 0 || count < perPage || (total !== undefined && number * perPage >= total);
 }
 
@@ -75,7 +80,11 @@ export class PageWalker {
 			...this.request,
 			qs: { ...this.request.qs, page: number, per_page: pageSize },
 		});
-		const items = Array.isArray(data) ? (data as IDataObject[]) : data === undefined || data === null ? [] : [data as IDataObject];
+		const items = Array.isArray(data)
+			? (data as IDataObject[])
+			: data === undefined || data === null
+				? []
+				: [data as IDataObject];
 		const fresh = items.filter((item) => {
 			const id = itemId(item);
 			if (id === undefined) return true;
@@ -84,11 +93,26 @@ export class PageWalker {
 			return true;
 		});
 		if (this.read.size > 0 && items.length > 0 && fresh.length === 0) {
-			throw pagingIgnoredError(this.ctx.getNode(), number, this.ids.size, meta?.total, this.request, this.options.advice);
+			throw pagingIgnoredError(
+				this.ctx.getNode(),
+				number,
+				this.ids.size,
+				meta?.total,
+				this.request,
+				this.options.advice,
+			);
 		}
-		const perPage = typeof meta?.per_page === 'number' && meta.per_page > 0 ? meta.per_page : pageSize;
+		const perPage =
+			typeof meta?.per_page === 'number' && meta.per_page > 0 ? meta.per_page : pageSize;
 		const total = typeof meta?.total === 'number' ? meta.total : undefined;
-		const page = { number, items, fresh, perPage, total, last: isLastPage(number, items.length, perPage, total) };
+		const page = {
+			number,
+			items,
+			fresh,
+			perPage,
+			total,
+			last: isLastPage(number, items.length, perPage, total),
+		};
 		this.read.set(number, page);
 		return page;
 	}
@@ -104,7 +128,11 @@ export class PageWalker {
 }
 
 /** Return All (limit undefined) or up to `limit` items, each id once, asking for no more than needed. */
-export async function readList(ctx: RequestContext, request: ApiRequest, limit?: number): Promise<IDataObject[]> {
+export async function readList(
+	ctx: RequestContext,
+	request: ApiRequest,
+	limit?: number,
+): Promise<IDataObject[]> {
 	const results: IDataObject[] = [];
 	const pageSize = limit === undefined ? MAX_PAGE_SIZE : Math.min(limit, MAX_PAGE_SIZE);
 	const walker = new PageWalker(ctx, request, {

@@ -141,7 +141,8 @@ export async function acquireSlot(key: string): Promise<Slot> {
 		}
 		if (window.remaining !== undefined && window.remaining <= 0) {
 			const resetAt = window.resetAt ?? now + 1000;
-			if (resetAt - now > MAX_SINGLE_WAIT_MS) return { probe: false, epoch: window.epoch, tooLongUntil: resetAt };
+			if (resetAt - now > MAX_SINGLE_WAIT_MS)
+				return { probe: false, epoch: window.epoch, tooLongUntil: resetAt };
 			await sleep(resetAt - now + RESET_MARGIN_MS);
 			continue;
 		}

@@ -82,7 +82,8 @@ async function connection(ctx: RequestContext, target: RequestTarget): Promise<C
 			ctx.getNode(),
 			'The Base URL in the Outreach Automation API credential must start with http:// or https://',
 			{
-				description: 'Use the host root of the service, e.g. https://api.example.com (the node adds /api/v1).',
+				description:
+					'Use the host root of the service, e.g. https://api.example.com (the node adds /api/v1).',
 				itemIndex: target.itemIndex,
 			},
 		);
@@ -145,7 +146,9 @@ function httpOptions(baseUrl: string, request: ApiRequest): IHttpRequestOptions 
 		headers: { Accept: 'application/json' },
 		timeout: DEFAULT_TIMEOUT_MS,
 		// Only the options the user set: an unset timeout must not erase the default.
-		...Object.fromEntries(Object.entries(request.transport ?? {}).filter(([, value]) => value !== undefined)),
+		...Object.fromEntries(
+			Object.entries(request.transport ?? {}).filter(([, value]) => value !== undefined),
+		),
 	};
 	if (request.body !== undefined) options.body = request.body;
 	return options;
@@ -220,7 +223,10 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 			const until = told.retryAt ?? told.resetAt ?? Date.now() + backoff(rateLimited - 1);
 			const wait = Math.max(0, until - Date.now());
 			markExhausted(key, until);
-			if (rateLimited > RATE_LIMIT_MAX_RETRIES || rateLimitWaited + wait > RATE_LIMIT_MAX_TOTAL_WAIT_MS) {
+			if (
+				rateLimited > RATE_LIMIT_MAX_RETRIES ||
+				rateLimitWaited + wait > RATE_LIMIT_MAX_TOTAL_WAIT_MS
+			) {
 				throw rateLimitError(node, until, request, attempt);
 			}
 			rateLimitWaited += wait;

@@ -85,7 +85,12 @@ class Pages {
 			this.total = page.total ?? page.items.length;
 		}
 		const page = await this.walker.page(number);
-		return { items: page.items, total: page.total ?? page.items.length, perPage: page.perPage, last: page.last };
+		return {
+			items: page.items,
+			total: page.total ?? page.items.length,
+			perPage: page.perPage,
+			last: page.last,
+		};
 	}
 }
 
@@ -113,13 +118,17 @@ function compareIds(a: string, b: string): number {
  */
 function guessOrder(items: IDataObject[]): ListOrder {
 	const ids = items.map(idOf);
-	const ascending = ids.length > 1 && ids.every((id, i) => i === 0 || compareIds(ids[i - 1], id) < 0);
+	const ascending =
+		ids.length > 1 && ids.every((id, i) => i === 0 || compareIds(ids[i - 1], id) < 0);
 	return ascending ? 'oldest' : 'newest';
 }
 
 /** The state after these items (newest first) became known. */
 function remember(state: TriggerState, newestFirst: IDataObject[], pages: Pages): TriggerState {
-	const seen = [...new Set([...newestFirst.map(idOf), ...(state.seen ?? [])])].slice(0, MAX_REMEMBERED_IDS);
+	const seen = [...new Set([...newestFirst.map(idOf), ...(state.seen ?? [])])].slice(
+		0,
+		MAX_REMEMBERED_IDS,
+	);
 	let watermark = state.watermark;
 	for (const item of newestFirst) {
 		const time = timeOf(item);
@@ -175,7 +184,11 @@ async function emitEverything(pages: Pages, filterKey: string): Promise<PollResu
 }
 
 /** The list's pages in newest-first order, each page's items newest first. */
-async function* newestFirstPages(pages: Pages, order: ListOrder, guessPage: number): AsyncGenerator<IDataObject[]> {
+async function* newestFirstPages(
+	pages: Pages,
+	order: ListOrder,
+	guessPage: number,
+): AsyncGenerator<IDataObject[]> {
 	if (order === 'newest') {
 		for (let page = 1; ; page++) {
 			const listing = await pages.get(page);
@@ -186,7 +199,8 @@ async function* newestFirstPages(pages: Pages, order: ListOrder, guessPage: numb
 	// Oldest first: the newest messages are on the last page. Ask for the page that was last at the
 	// previous poll (when nothing is new, the only request), learn the current last page, walk back.
 	const probe = await pages.get(guessPage);
-	for (let page = pageCount(probe); page >= 1; page--) yield reversed((await pages.get(page)).items);
+	for (let page = pageCount(probe); page >= 1; page--)
+		yield reversed((await pages.get(page)).items);
 }
 
 interface Scan {
@@ -233,7 +247,11 @@ async function scanNewestFirst(
  * middle; a stored order is never revisited. Returns 'idle' when both ends are as they were, and
  * undefined when neither tells (e.g. both new).
  */
-async function learnOrder(pages: Pages, seen: Set<string>, previousTotal: number): Promise<ListOrder | 'idle' | undefined> {
+async function learnOrder(
+	pages: Pages,
+	seen: Set<string>,
+	previousTotal: number,
+): Promise<ListOrder | 'idle' | undefined> {
 	const isNew = (item: IDataObject | undefined) => item !== undefined && !seen.has(idOf(item));
 	const first = await pages.get(1);
 	const told = orderFromTimestamps(first.items);
@@ -294,7 +312,9 @@ export async function pollNewMessages(
 	const pages = new Pages(ctx, qs, budgetEnds);
 	let result: PollResult;
 	if (previous.filterKey !== filterKey) {
-		result = emitExisting ? await emitEverything(pages, filterKey) : await initialState(pages, filterKey);
+		result = emitExisting
+			? await emitEverything(pages, filterKey)
+			: await initialState(pages, filterKey);
 	} else {
 		result = await newSinceLastPoll(pages, previous);
 	}

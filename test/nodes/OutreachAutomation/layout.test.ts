@@ -26,7 +26,8 @@ function sourceFiles(dir: string): string[] {
 	});
 }
 
-const folderOf = (file: string) => path.relative(root, path.dirname(file)).split(path.sep)[0] || '.';
+const folderOf = (file: string) =>
+	path.relative(root, path.dirname(file)).split(path.sep)[0] || '.';
 
 describe('import direction', () => {
 	const files = sourceFiles(root);
@@ -35,19 +36,22 @@ describe('import direction', () => {
 		expect([...new Set(files.map(folderOf))].sort()).toEqual(Object.keys(ALLOWED).sort());
 	});
 
-	it.each(files.map((file) => [path.relative(root, file), file]))('%s imports only downwards', (_name, file) => {
-		const source = fs.readFileSync(file, 'utf8');
-		const from = folderOf(file);
-		for (const [, specifier] of source.matchAll(/from '([^']+)'/g)) {
-			if (!specifier.startsWith('.')) {
-				expect(['n8n-workflow', 'crypto']).toContain(specifier);
-				continue;
+	it.each(files.map((file) => [path.relative(root, file), file]))(
+		'%s imports only downwards',
+		(_name, file) => {
+			const source = fs.readFileSync(file, 'utf8');
+			const from = folderOf(file);
+			for (const [, specifier] of source.matchAll(/from '([^']+)'/g)) {
+				if (!specifier.startsWith('.')) {
+					expect(['n8n-workflow', 'crypto']).toContain(specifier);
+					continue;
+				}
+				const target = path.resolve(path.dirname(file), specifier);
+				expect(target.startsWith(root)).toBe(true);
+				const isFolder = fs.existsSync(target) && fs.statSync(target).isDirectory();
+				const to = folderOf(isFolder ? path.join(target, 'index.ts') : `${target}.ts`);
+				if (to !== from) expect([from, ...ALLOWED[from]]).toContain(to);
 			}
-			const target = path.resolve(path.dirname(file), specifier);
-			expect(target.startsWith(root)).toBe(true);
-			const isFolder = fs.existsSync(target) && fs.statSync(target).isDirectory();
-			const to = folderOf(isFolder ? path.join(target, 'index.ts') : `${target}.ts`);
-			if (to !== from) expect([from, ...ALLOWED[from]]).toContain(to);
-		}
-	});
+		},
+	);
 });

@@ -23,15 +23,18 @@ export const campaignRoutes = [
 		noQuery(ctx);
 		const campaign = requireCampaign(ctx);
 		parseBody(EmptyBody, ctx.body);
-		if (campaign.status === 'active') throw new ApiError(409, `Campaign ${campaign.id} is already active`);
+		if (campaign.status === 'active')
+			throw new ApiError(409, `Campaign ${campaign.id} is already active`);
 		return ok(ctx.state.store.setCampaignStatus(campaign, 'active'));
 	}),
 	route('POST', '/campaigns/:id/pause', (ctx: Ctx) => {
 		noQuery(ctx);
 		const campaign = requireCampaign(ctx);
 		parseBody(EmptyBody, ctx.body);
-		if (campaign.status === 'paused') throw new ApiError(409, `Campaign ${campaign.id} is already paused`);
-		if (campaign.status === 'draft') throw new ApiError(409, `Campaign ${campaign.id} is not active (it is a draft)`);
+		if (campaign.status === 'paused')
+			throw new ApiError(409, `Campaign ${campaign.id} is already paused`);
+		if (campaign.status === 'draft')
+			throw new ApiError(409, `Campaign ${campaign.id} is not active (it is a draft)`);
 		return ok(ctx.state.store.setCampaignStatus(campaign, 'paused'));
 	}),
 	route('GET', '/campaigns/:id/analytics', (ctx: Ctx) => {

@@ -13,7 +13,12 @@ export type Ctx = RouteContext<SandboxState>;
  * (or refused, with perPageOverMax); pages past the end are empty; ignorePage mode always serves page 1.
  * meta is what the config says it is: exact by default, or one of the other readings of the spec.
  */
-export function paginate<T>(items: T[], params: PageParams, config: SandboxConfig, view: (item: T) => unknown = (i) => i): Reply {
+export function paginate<T>(
+	items: T[],
+	params: PageParams,
+	config: SandboxConfig,
+	view: (item: T) => unknown = (i) => i,
+): Reply {
 	if (params.per_page > config.maxPerPage && config.perPageOverMax !== 'clamp') {
 		const status = config.perPageOverMax === 'reject-400' ? 400 : 422;
 		throw invalid([{ field: 'per_page', message: `must be at most ${config.maxPerPage}` }], status);
@@ -26,7 +31,13 @@ export function paginate<T>(items: T[], params: PageParams, config: SandboxConfi
 	return { status: 200, body: { success: true, data, ...(meta ? { meta } : {}) } };
 }
 
-function listMeta(config: SandboxConfig, page: number, used: number, requested: number, total: number) {
+function listMeta(
+	config: SandboxConfig,
+	page: number,
+	used: number,
+	requested: number,
+	total: number,
+) {
 	if (config.metaStyle === 'absent') return undefined;
 	const perPage = { used, requested, string: String(used), absent: undefined }[config.metaPerPage];
 	const reported = {
@@ -45,9 +56,17 @@ function listMeta(config: SandboxConfig, page: number, used: number, requested: 
 }
 
 /** Lets list churn (if any is due) change the list once this page has been taken. */
-export function churnAfter(ctx: Ctx, reply: Reply, resource: ChurnResource, filter: Record<string, string | undefined>): Reply {
+export function churnAfter(
+	ctx: Ctx,
+	reply: Reply,
+	resource: ChurnResource,
+	filter: Record<string, string | undefined>,
+): Reply {
 	const { state } = ctx;
-	return { ...reply, after: () => state.churn.onListRead({ resource, filter }, state.store, state.config) };
+	return {
+		...reply,
+		after: () => state.churn.onListRead({ resource, filter }, state.store, state.config),
+	};
 }
 
 /** Endpoints that take no query parameters reject any: a stray parameter is a client bug. */

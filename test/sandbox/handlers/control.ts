@@ -20,14 +20,22 @@ export const controlRoutes = [
 	route('POST', '/config', (ctx: Ctx) => bare(ctx.state.configure(input(ctx)))),
 	route('POST', '/reply', (ctx: Ctx) => bare(ctx.state.reply(input(ctx)), 201)),
 	route('POST', '/messages', (ctx: Ctx) => bare(ctx.state.insertMessages(input(ctx)), 201)),
-	route('GET', '/requests', (ctx: Ctx) => bare(ctx.state.recorder.requests(parseQuery(RequestsQuery, ctx.query).since))),
+	route('GET', '/requests', (ctx: Ctx) =>
+		bare(ctx.state.recorder.requests(parseQuery(RequestsQuery, ctx.query).since)),
+	),
 	route('GET', '/stats', (ctx: Ctx) => bare(ctx.state.recorder.snapshot())),
 	route('GET', '/faults', (ctx: Ctx) => bare(ctx.state.faults.list())),
 	route('POST', '/faults', (ctx: Ctx) => bare(ctx.state.addFault(input(ctx)), 201)),
 	route('GET', '/churn', (ctx: Ctx) => bare(ctx.state.churn.log())),
 	route('POST', '/churn', (ctx: Ctx) => bare(ctx.state.addChurn(input(ctx)), 201)),
 	route('GET', '/profiles', () =>
-		bare(Object.entries(PROFILES).map(([name, { description, config }]) => ({ name, description, config }))),
+		bare(
+			Object.entries(PROFILES).map(([name, { description, config }]) => ({
+				name,
+				description,
+				config,
+			})),
+		),
 	),
 	route('DELETE', '/faults', (ctx: Ctx) => {
 		ctx.state.faults.clear();

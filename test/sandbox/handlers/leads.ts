@@ -8,14 +8,18 @@ import { churnAfter, created, noQuery, paginate, requireLead, type Ctx } from '.
 /** campaign_id must name an existing campaign: a lead cannot join a campaign that is not there. */
 function checkCampaign(state: SandboxState, input: LeadInput): void {
 	const id = input.campaign_id;
-	if (id != null && !state.store.campaigns.has(id)) throw invalid([{ field: 'campaign_id', message: `no campaign ${id}` }]);
+	if (id != null && !state.store.campaigns.has(id))
+		throw invalid([{ field: 'campaign_id', message: `no campaign ${id}` }]);
 }
 
 export const leadRoutes = [
 	route('GET', '/leads', (ctx: Ctx) => {
 		const params = parseQuery(LeadListQuery, ctx.query);
 		const reply = paginate(ctx.state.store.findLeads(params), params, ctx.state.config);
-		return churnAfter(ctx, reply, 'leads', { search: params.search, campaign_id: params.campaign_id });
+		return churnAfter(ctx, reply, 'leads', {
+			search: params.search,
+			campaign_id: params.campaign_id,
+		});
 	}),
 	route('POST', '/leads', (ctx: Ctx) => {
 		noQuery(ctx);

@@ -6,22 +6,43 @@ describe('resource locator lists', () => {
 	let creds: { baseUrl: string; apiKey: string };
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ apiKeys: ['ls-key'], seed: { leads: 0, campaigns: 0, messages: 0 } });
+		sandbox = await startSandbox({
+			apiKeys: ['ls-key'],
+			seed: { leads: 0, campaigns: 0, messages: 0 },
+		});
 		creds = { baseUrl: sandbox.url, apiKey: 'ls-key' };
-		for (let i = 0; i < 120; i++) sandbox.store.addLead({ first_name: `Ada${i}`, last_name: 'Lovelace', company: i % 2 ? 'Acme' : 'Globex' });
-		for (let i = 0; i < 60; i++) sandbox.store.addCampaign({ name: i === 0 ? 'Spring founders' : `Campaign ${i}`, type: 'connection_message', steps: [{ type: 'connection_request' }] });
+		for (let i = 0; i < 120; i++)
+			sandbox.store.addLead({
+				first_name: `Ada${i}`,
+				last_name: 'Lovelace',
+				company: i % 2 ? 'Acme' : 'Globex',
+			});
+		for (let i = 0; i < 60; i++)
+			sandbox.store.addCampaign({
+				name: i === 0 ? 'Spring founders' : `Campaign ${i}`,
+				type: 'connection_message',
+				steps: [{ type: 'connection_request' }],
+			});
 	});
 	afterAll(async () => sandbox.stop());
 
 	it('lists leads page by page through the pipeline, with the search sent to the server', async () => {
 		const first = await listSearch(creds, 'searchLeads', 'acme');
 		expect(first.results).toHaveLength(50);
-		expect(first.results[0]).toEqual({ name: expect.stringMatching(/^Ada\d+ Lovelace Acme \(ld_\w+\)$/), value: expect.stringMatching(/^ld_/) });
+		expect(first.results[0]).toEqual({
+			name: expect.stringMatching(/^Ada\d+ Lovelace Acme \(ld_\w+\)$/),
+			value: expect.stringMatching(/^ld_/),
+		});
 		expect(first.paginationToken).toBe('2');
 		const second = await listSearch(creds, 'searchLeads', 'acme', first.paginationToken);
 		expect(second.results).toHaveLength(10);
 		expect(second.paginationToken).toBeUndefined();
-		expect(sandbox.requests().slice(-2).map((r) => r.query)).toEqual([
+		expect(
+			sandbox
+				.requests()
+				.slice(-2)
+				.map((r) => r.query),
+		).toEqual([
 			{ page: '1', per_page: '50', search: 'acme' },
 			{ page: '2', per_page: '50', search: 'acme' },
 		]);
@@ -30,10 +51,15 @@ describe('resource locator lists', () => {
 	it('filters campaigns by name here, reading on until a match (the campaign list has no documented search)', async () => {
 		const since = sandbox.requests().length;
 		const found = await listSearch(creds, 'searchCampaigns', 'spring');
-		expect(found.results.map((r) => r.name)).toEqual([expect.stringMatching(/^Spring founders \(cmp_\w+\)$/)]);
+		expect(found.results.map((r) => r.name)).toEqual([
+			expect.stringMatching(/^Spring founders \(cmp_\w+\)$/),
+		]);
 		expect(found.paginationToken).toBeUndefined();
 		const sent = sandbox.requests().slice(since);
-		expect(sent.map((r) => r.query)).toEqual([{ page: '1', per_page: '50' }, { page: '2', per_page: '50' }]);
+		expect(sent.map((r) => r.query)).toEqual([
+			{ page: '1', per_page: '50' },
+			{ page: '2', per_page: '50' },
+		]);
 		const unfiltered = await listSearch(creds, 'searchCampaigns');
 		expect(unfiltered.results).toHaveLength(50);
 		expect(unfiltered.paginationToken).toBe('2');

@@ -8,7 +8,10 @@ describe('Lead', () => {
 	let creds: { baseUrl: string; apiKey: string };
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ apiKeys: ['lead-key'], seed: { leads: 0, campaigns: 0, messages: 0 } });
+		sandbox = await startSandbox({
+			apiKeys: ['lead-key'],
+			seed: { leads: 0, campaigns: 0, messages: 0 },
+		});
 		creds = { baseUrl: sandbox.url, apiKey: 'lead-key' };
 	});
 	beforeEach(() => sandbox.reset({ leads: 0, campaigns: 0, messages: 0 }));
@@ -25,7 +28,10 @@ describe('Lead', () => {
 			company: 'Analytical Engines',
 			title: '',
 			linkedinUrl: 'https://www.linkedin.com/in/ada',
-			additionalFields: { leadListId: 'list-1', customFields: { field: [{ name: 'email', value: 'ada@example.com' }] } },
+			additionalFields: {
+				leadListId: 'list-1',
+				customFields: { field: [{ name: 'email', value: 'ada@example.com' }] },
+			},
 		});
 		expect(error).toBeUndefined();
 		expect(last().body).toEqual({
@@ -38,7 +44,11 @@ describe('Lead', () => {
 		});
 		expect(items).toHaveLength(1);
 		const stored = sandbox.store.leads.get(items[0].json.id as string);
-		expect(stored).toMatchObject({ first_name: 'Ada', linkedin_url: 'https://www.linkedin.com/in/ada', email: 'ada@example.com' });
+		expect(stored).toMatchObject({
+			first_name: 'Ada',
+			linkedin_url: 'https://www.linkedin.com/in/ada',
+			email: 'ada@example.com',
+		});
 		expect(items[0].json).toMatchObject({ id: stored!.id, first_name: 'Ada' });
 	});
 
@@ -46,14 +56,25 @@ describe('Lead', () => {
 		const before = sandbox.requests().length;
 		const empty = await runNode(creds, { resource: 'lead', operation: 'create' });
 		expect(empty.error?.message).toBe('A lead needs at least one field');
-		const badUrl = await runNode(creds, { resource: 'lead', operation: 'create', firstName: 'A', linkedinUrl: 'linkedin.com/in/a' });
-		expect(badUrl.error?.message).toMatch(/LinkedIn Profile URL "linkedin.com\/in\/a" is not a web address/);
+		const badUrl = await runNode(creds, {
+			resource: 'lead',
+			operation: 'create',
+			firstName: 'A',
+			linkedinUrl: 'linkedin.com/in/a',
+		});
+		expect(badUrl.error?.message).toMatch(
+			/LinkedIn Profile URL "linkedin.com\/in\/a" is not a web address/,
+		);
 		expect(sandbox.requests().length).toBe(before);
 		expect(sandbox.stats().creates.lead).toBe(0);
 	});
 
 	it('Get returns the lead; Update sends a PATCH with only the fields set; Delete confirms', async () => {
-		const lead = sandbox.store.addLead({ first_name: 'Grace', last_name: 'Hopper', company: 'Navy' });
+		const lead = sandbox.store.addLead({
+			first_name: 'Grace',
+			last_name: 'Hopper',
+			company: 'Navy',
+		});
 		const got = await runNode(creds, { resource: 'lead', operation: 'get', leadId: rl(lead.id) });
 		expect(got.items.map((i) => i.json.id)).toEqual([lead.id]);
 		expect(last()).toMatchObject({ method: 'GET', path: `/api/v1/leads/${lead.id}` });
@@ -65,11 +86,23 @@ describe('Lead', () => {
 			updateFields: { company: 'US Navy', title: 'Rear Admiral' },
 		});
 		expect(updated.error).toBeUndefined();
-		expect(last()).toMatchObject({ method: 'PATCH', path: `/api/v1/leads/${lead.id}`, body: { company: 'US Navy', title: 'Rear Admiral' } });
-		expect(sandbox.store.leads.get(lead.id)).toMatchObject({ first_name: 'Grace', company: 'US Navy', title: 'Rear Admiral' });
+		expect(last()).toMatchObject({
+			method: 'PATCH',
+			path: `/api/v1/leads/${lead.id}`,
+			body: { company: 'US Navy', title: 'Rear Admiral' },
+		});
+		expect(sandbox.store.leads.get(lead.id)).toMatchObject({
+			first_name: 'Grace',
+			company: 'US Navy',
+			title: 'Rear Admiral',
+		});
 		expect(updated.items[0].json).toMatchObject({ id: lead.id, company: 'US Navy' });
 
-		const deleted = await runNode(creds, { resource: 'lead', operation: 'delete', leadId: rl(lead.id) });
+		const deleted = await runNode(creds, {
+			resource: 'lead',
+			operation: 'delete',
+			leadId: rl(lead.id),
+		});
 		expect(deleted.items.map((i) => i.json)).toEqual([{ id: lead.id, deleted: true }]);
 		expect(sandbox.store.leads.has(lead.id)).toBe(false);
 	});
@@ -77,7 +110,11 @@ describe('Lead', () => {
 	it('Delete confirms even when the server answers with empty data', async () => {
 		sandbox.config({ deleteReturnsEmpty: true });
 		const lead = sandbox.store.addLead({ first_name: 'Empty' });
-		const { items, error } = await runNode(creds, { resource: 'lead', operation: 'delete', leadId: rl(lead.id) });
+		const { items, error } = await runNode(creds, {
+			resource: 'lead',
+			operation: 'delete',
+			leadId: rl(lead.id),
+		});
 		expect(error).toBeUndefined();
 		expect(items.map((i) => i.json)).toEqual([{ id: lead.id, deleted: true }]);
 		sandbox.config({ deleteReturnsEmpty: false });
@@ -86,15 +123,26 @@ describe('Lead', () => {
 	it('Update with no field is refused before any request', async () => {
 		const lead = sandbox.store.addLead({ first_name: 'Nobody' });
 		const before = sandbox.requests().length;
-		const { error } = await runNode(creds, { resource: 'lead', operation: 'update', leadId: rl(lead.id), updateFields: {} });
+		const { error } = await runNode(creds, {
+			resource: 'lead',
+			operation: 'update',
+			leadId: rl(lead.id),
+			updateFields: {},
+		});
 		expect(error?.message).toBe('Update Fields is empty: nothing to update');
 		expect(sandbox.requests().length).toBe(before);
 	});
 
 	it('Get Many with filters sends search and campaign_id on every page', async () => {
-		const campaign = sandbox.store.addCampaign({ name: 'C', type: 'connection_message', steps: [{ type: 'connection_request' }] });
-		for (let i = 0; i < 230; i++) sandbox.store.addLead({ first_name: `Match${i}`, company: 'Acme', campaign_id: campaign.id });
-		for (let i = 0; i < 50; i++) sandbox.store.addLead({ first_name: `Other${i}`, company: 'Acme' });
+		const campaign = sandbox.store.addCampaign({
+			name: 'C',
+			type: 'connection_message',
+			steps: [{ type: 'connection_request' }],
+		});
+		for (let i = 0; i < 230; i++)
+			sandbox.store.addLead({ first_name: `Match${i}`, company: 'Acme', campaign_id: campaign.id });
+		for (let i = 0; i < 50; i++)
+			sandbox.store.addLead({ first_name: `Other${i}`, company: 'Acme' });
 		const since = sandbox.requests().length;
 		const { items } = await runNode(creds, {
 			resource: 'lead',
@@ -103,12 +151,23 @@ describe('Lead', () => {
 			filters: { search: 'match', campaignId: rl(campaign.id) },
 		});
 		const sent = sandbox.requests().slice(since);
-		expect(sent.map((r) => r.query)).toEqual([1, 2, 3].map((page) => ({ page: String(page), per_page: '100', search: 'match', campaign_id: campaign.id })));
+		expect(sent.map((r) => r.query)).toEqual(
+			[1, 2, 3].map((page) => ({
+				page: String(page),
+				per_page: '100',
+				search: 'match',
+				campaign_id: campaign.id,
+			})),
+		);
 		expect(new Set(items.map((i) => i.json.id)).size).toBe(230);
 	});
 
 	it('an id is URL-encoded in the path: "a/../b" reaches the server as one segment', async () => {
-		const { error } = await runNode(creds, { resource: 'lead', operation: 'get', leadId: rl('a/../b') });
+		const { error } = await runNode(creds, {
+			resource: 'lead',
+			operation: 'get',
+			leadId: rl('a/../b'),
+		});
 		expect(last().path).toBe('/api/v1/leads/a%2F..%2Fb');
 		expect(error?.message).toBe('Lead "a/../b" was not found');
 	});

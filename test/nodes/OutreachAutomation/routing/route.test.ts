@@ -7,16 +7,25 @@ import type { INodeProperties, INodePropertyOptions, INodeTypeDescription } from
 
 import { OutreachAutomation } from '../../../../nodes/OutreachAutomation/OutreachAutomation.node';
 import { findOperation, RESOURCES } from '../../../../nodes/OutreachAutomation/resources';
-import { checkRoutingContract, routeOperation } from '../../../../nodes/OutreachAutomation/routing/route';
+import {
+	checkRoutingContract,
+	routeOperation,
+} from '../../../../nodes/OutreachAutomation/routing/route';
 
 const description = new OutreachAutomation().description;
 const byName = (name: string) => description.properties.filter((p) => p.name === name);
-const resourceValues = (byName('resource')[0].options as INodePropertyOptions[]).map((o) => String(o.value));
+const resourceValues = (byName('resource')[0].options as INodePropertyOptions[]).map((o) =>
+	String(o.value),
+);
 
 /** The operations the editor offers, as [resource, operation option]. */
 const offered: Array<[string, INodePropertyOptions]> = byName('operation').flatMap((property) =>
 	(property.options as INodePropertyOptions[]).map(
-		(option) => [String(property.displayOptions!.show!.resource![0]), option] as [string, INodePropertyOptions],
+		(option) =>
+			[String(property.displayOptions!.show!.resource![0]), option] as [
+				string,
+				INodePropertyOptions,
+			],
 	),
 );
 
@@ -29,11 +38,17 @@ describe('every operation of the description resolves to a request', () => {
 	it('offers exactly the operations of the tables, for the resources of the tables', () => {
 		expect(resourceValues).toEqual(RESOURCES.map((table) => table.value));
 		expect(offered.map(([resource, option]) => `${resource}.${option.value}`).sort()).toEqual(
-			RESOURCES.flatMap((table) => table.operations.map((operation) => `${table.value}.${operation.value}`)).sort(),
+			RESOURCES.flatMap((table) =>
+				table.operations.map((operation) => `${table.value}.${operation.value}`),
+			).sort(),
 		);
 	});
 
-	it.each(offered.map(([resource, option]) => [`${resource} > ${option.name}`, resource, option] as const))(
+	it.each(
+		offered.map(
+			([resource, option]) => [`${resource} > ${option.name}`, resource, option] as const,
+		),
+	)(
 		'%s: method, path, id, builders, and only the hand-over to the router',
 		(_label, resource, option) => {
 			const found = findOperation(resource, String(option.value));
@@ -42,11 +57,14 @@ describe('every operation of the description resolves to a request', () => {
 			expect(['GET', 'POST', 'PATCH', 'DELETE']).toContain(operation.method);
 			expect(operation.path).toMatch(/^\/[a-z]/);
 			expect(typeof operation.safeToRepeat).toBe('boolean');
-			if (operation.method === 'POST' || operation.method === 'PATCH') expect(typeof operation.body).toBe('function');
+			if (operation.method === 'POST' || operation.method === 'PATCH')
+				expect(typeof operation.body).toBe('function');
 			else expect(operation.body).toBeUndefined();
 			if (operation.path.includes('{id}')) {
 				// The id's parameter is one the editor shows for this operation.
-				const parameter = byName(operation.id!.parameter).find((p) => shownFor(p, resource, operation.value));
+				const parameter = byName(operation.id!.parameter).find((p) =>
+					shownFor(p, resource, operation.value),
+				);
 				expect(parameter).toBeDefined();
 			} else {
 				expect(operation.id).toBeUndefined();
@@ -102,14 +120,26 @@ describe('the routing contract: what the router would ignore is refused when the
 	});
 
 	it.each([
-		['requestDefaults', { ...description, requestDefaults: { baseURL: 'https://x' } }, /requestDefaults is set/],
+		[
+			'requestDefaults',
+			{ ...description, requestDefaults: { baseURL: 'https://x' } },
+			/requestDefaults is set/,
+		],
 		[
 			'another requestOperations entry',
 			{ ...description, requestOperations: { pagination: routeOperation, extra: 1 } as never },
 			/requestOperations must be exactly/,
 		],
-		['send.property on a field', withProperties([field({ routing: { send: { type: 'body', property: 'x' } } })]), /extra has routing/],
-		['headers on a field', withProperties([field({ routing: { request: { headers: { 'X-A': '1' } } } })]), /extra has routing/],
+		[
+			'send.property on a field',
+			withProperties([field({ routing: { send: { type: 'body', property: 'x' } } })]),
+			/extra has routing/,
+		],
+		[
+			'headers on a field',
+			withProperties([field({ routing: { request: { headers: { 'X-A': '1' } } } })]),
+			/extra has routing/,
+		],
 		[
 			'postReceive on an operation',
 			withProperties([
@@ -118,7 +148,13 @@ describe('the routing contract: what the router would ignore is refused when the
 					name: 'operation',
 					type: 'options',
 					default: 'x',
-					options: [{ name: 'X', value: 'x', routing: { send: { paginate: true }, output: { postReceive: [] } } }],
+					options: [
+						{
+							name: 'X',
+							value: 'x',
+							routing: { send: { paginate: true }, output: { postReceive: [] } },
+						},
+					],
 				},
 			]),
 			/operation option "x" has routing/,
@@ -126,7 +162,11 @@ describe('the routing contract: what the router would ignore is refused when the
 		[
 			'routing inside a collection',
 			withProperties([
-				field({ type: 'collection', default: {}, options: [field({ name: 'inner', routing: { send: { type: 'query', property: 'q' } } })] }),
+				field({
+					type: 'collection',
+					default: {},
+					options: [field({ name: 'inner', routing: { send: { type: 'query', property: 'q' } } })],
+				}),
 			]),
 			/extra\.inner has routing/,
 		],

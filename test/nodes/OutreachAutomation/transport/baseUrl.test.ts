@@ -15,7 +15,11 @@ const forms: Array<[string, string, string]> = [
 	['the suffix in capitals', 'https://api.example.com/API/V1', 'https://api.example.com'],
 	['surrounding spaces', '  https://api.example.com/api/v1/ \t', 'https://api.example.com'],
 	['a path prefix', 'http://127.0.0.1:4010/outreach/', 'http://127.0.0.1:4010/outreach'],
-	['a path prefix and the suffix', 'http://127.0.0.1:4010/outreach/api/v1', 'http://127.0.0.1:4010/outreach'],
+	[
+		'a path prefix and the suffix',
+		'http://127.0.0.1:4010/outreach/api/v1',
+		'http://127.0.0.1:4010/outreach',
+	],
 ];
 
 describe('Base URL: one normalisation for the nodes and the credential test', () => {
@@ -26,7 +30,10 @@ describe('Base URL: one normalisation for the nodes and the credential test', ()
 	it.each(forms)('%s: the nodes and the credential test agree', (_form, given, expected) => {
 		expect(normalizeBaseUrl(given)).toBe(expected);
 		expect(checkedBaseUrl(given)).toBe(expected);
-		const tested = evaluateCredentialExpression(CREDENTIAL_TEST_BASE_URL, { baseUrl: given, apiKey: 'k' });
+		const tested = evaluateCredentialExpression(CREDENTIAL_TEST_BASE_URL, {
+			baseUrl: given,
+			apiKey: 'k',
+		});
 		expect(tested).toBe(`${expected}/api/v1`);
 	});
 

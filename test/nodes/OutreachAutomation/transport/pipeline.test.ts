@@ -25,14 +25,19 @@ describe('request pipeline', () => {
 	afterAll(async () => sandbox.stop());
 
 	const addLeads = (n: number) => {
-		for (let i = 0; i < n; i++) sandbox.store.addLead({ first_name: `Lead${i}`, company: `Company ${i % 17}` });
+		for (let i = 0; i < n; i++)
+			sandbox.store.addLead({ first_name: `Lead${i}`, company: `Company ${i % 17}` });
 	};
 	const sentSince = (since: number) => sandbox.requests().slice(since);
 
 	describe('paging', () => {
 		it('Return All over 1,234 leads (max per_page 100) = exactly 13 requests and 1,234 distinct items', async () => {
 			addLeads(1234);
-			const { items, error } = await runNode(creds, { resource: 'lead', operation: 'getAll', returnAll: true });
+			const { items, error } = await runNode(creds, {
+				resource: 'lead',
+				operation: 'getAll',
+				returnAll: true,
+			});
 			expect(error).toBeUndefined();
 			expect(sandbox.stats().requests).toBe(13);
 			expect(new Set(items.map((i) => i.json.id)).size).toBe(1234);
@@ -42,7 +47,11 @@ describe('request pipeline', () => {
 		it('trusts meta.per_page when the server clamps the page size (max 40 → 31 requests)', async () => {
 			sandbox.config({ maxPerPage: 40 });
 			addLeads(1234);
-			const { items } = await runNode(creds, { resource: 'lead', operation: 'getAll', returnAll: true });
+			const { items } = await runNode(creds, {
+				resource: 'lead',
+				operation: 'getAll',
+				returnAll: true,
+			});
 			expect(new Set(items.map((i) => i.json.id)).size).toBe(1234);
 			expect(sandbox.stats().requests).toBe(31);
 			expect(sandbox.requests()[0].query.per_page).toBe('100');
@@ -62,14 +71,22 @@ describe('request pipeline', () => {
 		it('a server that ignores `page` is detected: a clear error, no loop, no duplicates', async () => {
 			sandbox.config({ ignorePage: true });
 			addLeads(250);
-			const { items, error } = await runNode(creds, { resource: 'lead', operation: 'getAll', returnAll: true });
+			const { items, error } = await runNode(creds, {
+				resource: 'lead',
+				operation: 'getAll',
+				returnAll: true,
+			});
 			expect(items).toHaveLength(0);
 			expect(error?.message).toMatch(/ignore paging/);
 			expect(sandbox.stats().requests).toBe(2);
 		});
 
 		it('an empty list is one request and no items', async () => {
-			const { items, error } = await runNode(creds, { resource: 'lead', operation: 'getAll', returnAll: true });
+			const { items, error } = await runNode(creds, {
+				resource: 'lead',
+				operation: 'getAll',
+				returnAll: true,
+			});
 			expect(error).toBeUndefined();
 			expect(items).toHaveLength(0);
 			expect(sandbox.stats().requests).toBe(1);
@@ -80,7 +97,12 @@ describe('request pipeline', () => {
 		const createLeads = (n: number) =>
 			runNode(
 				creds,
-				{ resource: 'lead', operation: 'create', firstName: '={{ $json.first }}', company: 'Paced Inc' },
+				{
+					resource: 'lead',
+					operation: 'create',
+					firstName: '={{ $json.first }}',
+					company: 'Paced Inc',
+				},
 				Array.from({ length: n }, (_, i) => ({ first: `Paced${i}` })),
 			);
 
@@ -107,7 +129,9 @@ describe('request pipeline', () => {
 				sandbox.config({ rateLimit: 50, windowMs: 1000, resetFormat });
 				const { items, error } = await createLeads(150);
 				const stats = sandbox.stats();
-				process.stdout.write(`[150 creates, 50/1s window, ${resetFormat}] requests=${stats.requests} 429s=${stats.rateLimited}\n`);
+				process.stdout.write(
+					`[150 creates, 50/1s window, ${resetFormat}] requests=${stats.requests} 429s=${stats.rateLimited}\n`,
+				);
 				expect(error).toBeUndefined();
 				expect(items.filter((i) => i.error)).toHaveLength(0);
 				expect(stats.creates.lead).toBe(150);
@@ -126,8 +150,13 @@ describe('request pipeline', () => {
 
 		it('a limit that resets too far away fails at once, saying when it resets', async () => {
 			sandbox.config({ rateLimit: 1, windowMs: 3_600_000, resetFormat: 'epoch-s' });
-			const { error } = await runNode(creds, { resource: 'lead', operation: 'getAll', limit: 1 }, [{}, {}]);
-			expect(error?.message).toMatch(/^Rate limit of the Outreach Automation API reached \(HTTP 429\)\. It resets at \d{4}-\d\d-\d\dT[\d:.]+Z \(in \d+ s\)\./);
+			const { error } = await runNode(creds, { resource: 'lead', operation: 'getAll', limit: 1 }, [
+				{},
+				{},
+			]);
+			expect(error?.message).toMatch(
+				/^Rate limit of the Outreach Automation API reached \(HTTP 429\)\. It resets at \d{4}-\d\d-\d\dT[\d:.]+Z \(in \d+ s\)\./,
+			);
 			expect(sandbox.stats().requests).toBe(1);
 		});
 	});
@@ -136,7 +165,11 @@ describe('request pipeline', () => {
 		it('a 500 on a GET is retried; the second answer is used', async () => {
 			addLeads(3);
 			sandbox.addFault({ method: 'GET', path: '/api/v1/leads', status: 500 });
-			const { items, error } = await runNode(creds, { resource: 'lead', operation: 'getAll', returnAll: true });
+			const { items, error } = await runNode(creds, {
+				resource: 'lead',
+				operation: 'getAll',
+				returnAll: true,
+			});
 			expect(error).toBeUndefined();
 			expect(items).toHaveLength(3);
 			expect(sandbox.requests().map((r) => r.status)).toEqual([500, 200]);
@@ -145,7 +178,11 @@ describe('request pipeline', () => {
 		it('a dropped connection on a GET is retried', async () => {
 			const lead = sandbox.store.addLead({ first_name: 'Drop' });
 			sandbox.addFault({ method: 'GET', path: `/api/v1/leads/${lead.id}`, kind: 'drop' });
-			const { items, error } = await runNode(creds, { resource: 'lead', operation: 'get', leadId: rl(lead.id) });
+			const { items, error } = await runNode(creds, {
+				resource: 'lead',
+				operation: 'get',
+				leadId: rl(lead.id),
+			});
 			expect(error).toBeUndefined();
 			expect(items[0].json.id).toBe(lead.id);
 			expect(sandbox.stats().requests).toBe(2);
@@ -153,9 +190,15 @@ describe('request pipeline', () => {
 
 		it('a 500 after a Create Lead was carried out is not retried: the server counts one create', async () => {
 			sandbox.addFault({ method: 'POST', path: '/api/v1/leads', status: 500, after: true });
-			const { error } = await runNode(creds, { resource: 'lead', operation: 'create', firstName: 'Once' });
+			const { error } = await runNode(creds, {
+				resource: 'lead',
+				operation: 'create',
+				firstName: 'Once',
+			});
 			expect(error?.message).toBe('The Outreach Automation service is unavailable (HTTP 500)');
-			expect(error?.description).toMatch(/not repeated because it may already have been carried out/);
+			expect(error?.description).toMatch(
+				/not repeated because it may already have been carried out/,
+			);
 			expect(sandbox.stats().creates.lead).toBe(1);
 			expect(sandbox.stats().requests).toBe(1);
 		});
@@ -163,7 +206,12 @@ describe('request pipeline', () => {
 		it('a lost answer to Send Message is not retried: one message sent', async () => {
 			const lead = sandbox.store.addLead({ first_name: 'Ada' });
 			sandbox.addFault({ method: 'POST', path: '/api/v1/messages', kind: 'drop', after: true });
-			const { error } = await runNode(creds, { resource: 'message', operation: 'send', leadId: rl(lead.id), body: 'Hello' });
+			const { error } = await runNode(creds, {
+				resource: 'message',
+				operation: 'send',
+				leadId: rl(lead.id),
+				body: 'Hello',
+			});
 			expect(error?.message).toMatch(/^Could not reach the Outreach Automation API/);
 			expect(sandbox.stats().creates.message).toBe(1);
 			expect(sandbox.stats().requests).toBe(1);
@@ -172,7 +220,11 @@ describe('request pipeline', () => {
 		it('a 503 on Create Campaign is not retried either', async () => {
 			sandbox.addFault({ method: 'POST', path: '/api/v1/campaigns', status: 503 });
 			const { error } = await runNode(creds, {
-				resource: 'campaign', operation: 'create', name: 'N', stepsMode: 'builder', steps: { step: [{ type: 'connection_request' }] },
+				resource: 'campaign',
+				operation: 'create',
+				name: 'N',
+				stepsMode: 'builder',
+				steps: { step: [{ type: 'connection_request' }] },
 			});
 			expect(error?.message).toBe('The Outreach Automation service is unavailable (HTTP 503)');
 			expect(sandbox.stats().requests).toBe(1);
@@ -195,9 +247,19 @@ describe('request pipeline', () => {
 
 		it('401: check the API key; the key appears nowhere in the error or the run data', async () => {
 			const wrong = { baseUrl: sandbox.url, apiKey: 'wrong-secret-key-9c1d' };
-			const { error, run } = await runNode(wrong, { resource: 'lead', operation: 'getAll', limit: 1 });
-			expect(error?.message).toMatch(/refused the API key \(HTTP 401\): check the API key in the credential/);
-			const serialized = JSON.stringify(run) + JSON.stringify(error) + String(error?.stack) + JSON.stringify(error, Object.getOwnPropertyNames(error));
+			const { error, run } = await runNode(wrong, {
+				resource: 'lead',
+				operation: 'getAll',
+				limit: 1,
+			});
+			expect(error?.message).toMatch(
+				/refused the API key \(HTTP 401\): check the API key in the credential/,
+			);
+			const serialized =
+				JSON.stringify(run) +
+				JSON.stringify(error) +
+				String(error?.stack) +
+				JSON.stringify(error, Object.getOwnPropertyNames(error));
 			expect(serialized).not.toContain('wrong-secret-key-9c1d');
 		});
 
@@ -205,10 +267,23 @@ describe('request pipeline', () => {
 			const texts: string[] = [];
 			const collect = (r: Awaited<ReturnType<typeof runNode>>) => {
 				expect(r.error).toBeDefined();
-				texts.push(JSON.stringify(r.run), JSON.stringify(r.error, Object.getOwnPropertyNames(r.error)), String(r.error?.stack));
+				texts.push(
+					JSON.stringify(r.run),
+					JSON.stringify(r.error, Object.getOwnPropertyNames(r.error)),
+					String(r.error?.stack),
+				);
 			};
-			collect(await runNode(creds, { resource: 'lead', operation: 'get', leadId: rl('ld_missing') }));
-			collect(await runNode(creds, { resource: 'lead', operation: 'create', firstName: 'x', additionalFields: { campaignId: 'cmp_missing' } }));
+			collect(
+				await runNode(creds, { resource: 'lead', operation: 'get', leadId: rl('ld_missing') }),
+			);
+			collect(
+				await runNode(creds, {
+					resource: 'lead',
+					operation: 'create',
+					firstName: 'x',
+					additionalFields: { campaignId: 'cmp_missing' },
+				}),
+			);
 			sandbox.addFault({ method: 'POST', path: '/api/v1/leads', status: 500 });
 			collect(await runNode(creds, { resource: 'lead', operation: 'create', firstName: 'y' }));
 			sandbox.addFault({ method: 'POST', path: '/api/v1/leads', kind: 'drop' });
@@ -219,7 +294,11 @@ describe('request pipeline', () => {
 		});
 
 		it('404 names the resource and the id', async () => {
-			const { error } = await runNode(creds, { resource: 'campaign', operation: 'get', campaignId: rl('cmp_nope') });
+			const { error } = await runNode(creds, {
+				resource: 'campaign',
+				operation: 'get',
+				campaignId: rl('cmp_nope'),
+			});
 			expect(error?.message).toBe('Campaign "cmp_nope" was not found');
 			expect((error as { httpCode?: string }).httpCode).toBe('404');
 		});
@@ -245,11 +324,20 @@ describe('request pipeline', () => {
 
 describe("the node's Request Options", () => {
 	it('a Timeout set under Request Options applies to the request', async () => {
-		const sandbox = await startSandbox({ apiKeys: [KEY], seed: { leads: 1, campaigns: 0, messages: 0 }, latencyMs: 1500 });
+		const sandbox = await startSandbox({
+			apiKeys: [KEY],
+			seed: { leads: 1, campaigns: 0, messages: 0 },
+			latencyMs: 1500,
+		});
 		try {
 			const { error } = await runNode(
 				{ baseUrl: sandbox.url, apiKey: KEY },
-				{ resource: 'lead', operation: 'create', firstName: 'Slow', requestOptions: { timeout: 200 } },
+				{
+					resource: 'lead',
+					operation: 'create',
+					firstName: 'Slow',
+					requestOptions: { timeout: 200 },
+				},
 			);
 			expect(error?.message).toBe(`Could not reach the Outreach Automation API at ${sandbox.url}`);
 			expect(error?.description).toMatch(/No answer \(ECONNABORTED\)/);

@@ -24,7 +24,9 @@ describe('rate-limit headers', () => {
 	it('ignores what it cannot read', () => {
 		expect(parseResetHeader(undefined, NOW)).toBeUndefined();
 		expect(parseResetHeader('soon', NOW)).toBeUndefined();
-		expect(readRateLimitHeaders({ 'x-ratelimit-remaining': 'lots' }, NOW).remaining).toBeUndefined();
+		expect(
+			readRateLimitHeaders({ 'x-ratelimit-remaining': 'lots' }, NOW).remaining,
+		).toBeUndefined();
 	});
 
 	it('Retry-After as seconds or date', () => {
@@ -33,7 +35,12 @@ describe('rate-limit headers', () => {
 	});
 
 	it('reads headers case-insensitively, arrays included', () => {
-		expect(readRateLimitHeaders({ 'X-RateLimit-Remaining': ['7'], 'X-RATELIMIT-RESET': '12', 'Retry-After': '2' }, NOW)).toEqual({
+		expect(
+			readRateLimitHeaders(
+				{ 'X-RateLimit-Remaining': ['7'], 'X-RATELIMIT-RESET': '12', 'Retry-After': '2' },
+				NOW,
+			),
+		).toEqual({
 			remaining: 7,
 			resetAt: NOW + 12_000,
 			retryAt: NOW + 2000,
@@ -48,7 +55,10 @@ describe('the shared window', () => {
 	});
 	// Whether acquireSlot gives a slot now or makes the caller wait (for the reset, a minute away).
 	const grantsNow = async (key: string) =>
-		Promise.race([acquireSlot(key).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 100))]);
+		Promise.race([
+			acquireSlot(key).then(() => true),
+			new Promise<boolean>((r) => setTimeout(() => r(false), 100)),
+		]);
 
 	beforeEach(() => resetRateLimitState());
 
@@ -56,7 +66,12 @@ describe('the shared window', () => {
 		const first = await acquireSlot('w1');
 		expect(first.probe).toBe(true);
 		const second = acquireSlot('w1');
-		expect(await Promise.race([second.then(() => 'granted'), new Promise((r) => setTimeout(() => r('waiting'), 50))])).toBe('waiting');
+		expect(
+			await Promise.race([
+				second.then(() => 'granted'),
+				new Promise((r) => setTimeout(() => r('waiting'), 50)),
+			]),
+		).toBe('waiting');
 		releaseSlot('w1', first, headers(5, Date.now() + 60_000));
 		expect((await second).probe).toBe(false);
 	});
