@@ -8,7 +8,7 @@
  *   npm run dev -- --port 5680 --sandbox-port 4011
  *   N8N_PORT=5680 SANDBOX_PORT=4011 npm run dev
  *   npm run dev -- --fresh                        start from an empty n8n (forget workflows, executions)
- *   OUTREACH_N8N_VERSION=1.123.81 npm run dev     the playground on n8n 1.x
+ *   OUTREACH_N8N_VERSION=<v> npm run dev          the playground on another n8n of versions.json (1.x)
  *
  * The n8n user folder lives in the cache (<cache>/playground-n8n-<version>, or --user-folder), so a second
  * start is fast and keeps what you built. Nothing binds beyond 127.0.0.1; nothing calls out to the internet.
