@@ -604,10 +604,16 @@ export class N8nServer {
 				);
 			}
 			try {
-				const response = await fetch(`${this.url}/healthz/readiness`, {
+				// Readiness comes first; n8n 1.x mounts its REST routes about 4 s later: wait for both.
+				const ready = await fetch(`${this.url}/healthz/readiness`, {
 					signal: AbortSignal.timeout(2_000),
 				});
-				if (response.ok) return;
+				if (ready.ok) {
+					const settings = await fetch(`${this.url}/rest/settings`, {
+						signal: AbortSignal.timeout(2_000),
+					});
+					if (settings.ok) return;
+				}
 			} catch {
 				// not listening yet
 			}
