@@ -87,6 +87,8 @@ test(
 			dev!.once('exit', (code) => resolve(code)),
 		);
 
+		// Bounded wait for the banner; the timer is cleared so jest does not wait for it afterwards.
+		let giveUp: NodeJS.Timeout | undefined;
 		const ready = await Promise.race([
 			(async () => {
 				while (!output.includes('playground is running'))
@@ -94,8 +96,11 @@ test(
 				return true;
 			})(),
 			exited.then(() => false),
-			new Promise<false>((resolve) => setTimeout(() => resolve(false), 240_000)),
+			new Promise<false>((resolve) => {
+				giveUp = setTimeout(() => resolve(false), 240_000);
+			}),
 		]);
+		clearTimeout(giveUp);
 		if (!ready) throw new Error(`npm run dev did not come up:\n${output.slice(-4000)}`);
 		expect(output).toContain(`http://127.0.0.1:${port}`);
 		expect(output).toContain(`${LOGIN.email} / ${LOGIN.password}`);
