@@ -131,6 +131,30 @@ function watchdog(child: ChildProcess): ChildProcess {
 	return dog;
 }
 
+/**
+ * Starts a long-running process (a database, a queue, an n8n worker) in its own process group, tracked like
+ * every other child: killed with its group on exit, on Ctrl+C and by the watchdog if this process dies.
+ */
+export function spawnTracked(
+	command: string,
+	args: string[],
+	options: { cwd?: string; env?: NodeJS.ProcessEnv; logFile: string; uid?: number; gid?: number },
+): ChildProcess {
+	fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
+	const log = fs.openSync(options.logFile, 'a');
+	const child = spawn(command, args, {
+		cwd: options.cwd ?? PROJECT_ROOT,
+		env: options.env ?? process.env,
+		detached: true,
+		stdio: ['ignore', log, log],
+		uid: options.uid,
+		gid: options.gid,
+	});
+	fs.closeSync(log);
+	track(child);
+	return child;
+}
+
 export interface RunResult {
 	code: number;
 	stdout: string;
