@@ -1,4 +1,5 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { LARGE_PAGE_SIZE, MAX_PAGE_REQUESTS, MAX_PAGE_SIZE } from './constants';
 import { listTooLongError, pagingIgnoredError } from './errors';
@@ -243,7 +244,12 @@ export async function readList(
 			page = await fetch(number, size);
 		} catch (error) {
 			const allowed = number === 1 && size > 1 ? sizeRefused(error) : undefined;
-			if (allowed === undefined || allowed >= size) throw error;
+			if (allowed === undefined || allowed >= size) {
+				// Both return the given error unchanged when it is already theirs.
+				if (error instanceof NodeApiError)
+					throw new NodeApiError(ctx.getNode(), error as unknown as JsonObject);
+				throw new NodeOperationError(ctx.getNode(), error as Error);
+			}
 			size = allowed;
 			if (key) rememberSize(key, allowed);
 			number--;
