@@ -199,7 +199,7 @@ export async function runNode(
 	credentials: Credentials,
 	parameters: INodeParameters,
 	inputs: IDataObject[] = [{}],
-	options: { continueOnFail?: boolean } = {},
+	options: { continueOnFail?: boolean; onStart?: (cancel: () => void) => void } = {},
 ): Promise<RunResult> {
 	const start: INode = {
 		id: 'node-items',
@@ -231,13 +231,16 @@ export async function runNode(
 		active: false,
 		nodeTypes,
 	});
-	const run = await new WorkflowExecute(
+	const running = new WorkflowExecute(
 		additionalData(credentials, workflowData, 'manual'),
 		'manual',
 	).run({
 		workflow,
 		startNode: start,
 	});
+	// As the Stop button does: cancels the execution, which aborts n8n's cancel signal.
+	options.onStart?.(() => running.cancel());
+	const run = await running;
 	const nodeRun = run.data.resultData.runData[node.name]?.[0];
 	return {
 		items: nodeRun?.data?.main?.[0] ?? [],

@@ -21,6 +21,12 @@ function toItems(data: unknown): INodeExecutionData[] {
 	return [{ json: (data ?? {}) as IDataObject }];
 }
 
+/**
+ * n8n's RoutingNode appends each input item's output with one spread call, which overflows the
+ * stack above about 125,000 items. Past this many, a clear error instead of a crash or a cut.
+ */
+export const MAX_ITEMS_PER_INPUT = 100_000;
+
 /** The parts of an operation's request read from its parameters: path with its id, query, body. */
 async function readParameters(ctx: IExecuteSingleFunctions, operation: Operation) {
 	const id = operation.id ? requiredId(ctx, operation.id.parameter, operation.id.label) : undefined;
@@ -89,7 +95,20 @@ export async function routeOperation(
 			{ ...request, ...(await readParameters(this, operation)) },
 			limit,
 		);
-		return items.map((json) => ({ json }));
+		if (items.length > MAX_ITEMS_PER_INPUT) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`The list has ${items.length} items: more than n8n can output from one node run (${MAX_ITEMS_PER_INPUT})`,
+				{
+					description:
+						'Nothing was returned rather than part of the list. Split the read with filters (e.g. one input item per campaign or search), or use Limit.',
+					itemIndex: this.getItemIndex(),
+				},
+			);
+		}
+		const output: INodeExecutionData[] = new Array(items.length);
+		for (let i = 0; i < items.length; i++) output[i] = { json: items[i] };
+		return output;
 	}
 
 	let id: string | undefined;
@@ -104,6 +123,20 @@ export async function routeOperation(
 	if (operation.method === 'DELETE' && empty) {
 		// Some servers answer a delete with no data: still confirm what was deleted.
 		return [{ json: { id: id ?? null, deleted: true } }];
+	}
+	if (empty) {
+		const done = operation.method === 'GET' ? 'answered' : 'confirmed the request';
+		throw new NodeOperationError(
+			this.getNode(),
+			`The Outreach Automation API ${done} but sent no ${table.name.toLowerCase()} data`,
+			{
+				description:
+					operation.method === 'GET'
+						? 'Nothing to output. Try again; if it persists, the service may not support this operation.'
+						: 'The request was carried out but its result is unknown here: check the service before running it again (running it again may do it twice).',
+				itemIndex: this.getItemIndex(),
+			},
+		);
 	}
 	return toItems(data);
 }

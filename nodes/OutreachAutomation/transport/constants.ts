@@ -5,8 +5,21 @@ export const CREDENTIAL_TYPE = 'outreachAutomationApi';
 /** Every endpoint lives under this path of the credential's Base URL. */
 export const API_PREFIX = '/api/v1';
 
-/** The largest page we ask for; the server may clamp it and says so in `meta.per_page`. */
+/** The page size the API documents as its maximum; never more is asked of a server known to clamp there. */
 export const MAX_PAGE_SIZE = 100;
+
+/** Return All first asks for this much per page: servers that allow it need 10x fewer requests. */
+export const LARGE_PAGE_SIZE = 1000;
+
+/** Return All gives up (with an error, never a short result) after this many page requests. */
+export const MAX_PAGE_REQUESTS = 50_000;
+
+/** Without rate-limit headers, pacing starts from the documented limit and learns from 429s. */
+export const ASSUMED_RATE_LIMIT = 100;
+export const ASSUMED_WINDOW_MS = 60_000;
+
+/** A rate-limit window nobody used for this long is forgotten. */
+export const WINDOW_IDLE_EXPIRY_MS = 15 * 60_000;
 
 /** How many times a request rejected with 429 is tried again, and the longest we wait in total. */
 export const RATE_LIMIT_MAX_RETRIES = 6;

@@ -18,36 +18,106 @@ function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The server's own words, looked for in this order: error.message, error, message, errors[]. */
+const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
+
+/** The readable text of an HTML error page: its first paragraph or heading, else its title. */
+function htmlText(html: string): string | undefined {
+	const pick = (tag: string) =>
+		new RegExp(`<${tag}[^>]*>([\\s\\S]*?)</${tag}>`, 'i').exec(html)?.[1];
+	const raw = pick('p') ?? pick('h1') ?? pick('title');
+	if (raw === undefined) return undefined;
+	const text = raw
+		.replace(/<[^>]*>/g, ' ')
+		.replace(/&(amp|lt|gt|quot|#39);/g, (_m, name: string) => HTML_ENTITIES[name])
+		.replace(/\s+/g, ' ')
+		.trim();
+	return text || undefined;
+}
+
+/** A plain-text body: its first line without a leading status ("422 Unprocessable Entity: ..."). */
+function textMessage(text: string): string | undefined {
+	const first = text.split(/\r?\n/)[0]?.trim() ?? '';
+	const message = first.replace(/^\d{3}(\s+[A-Za-z][A-Za-z -]*)?:\s*/, '').trim();
+	return message ? message.slice(0, 300) : undefined;
+}
+
+/** "- field: message" lines of a plain-text body. */
+function textProblems(text: string): FieldProblem[] {
+	const problems: FieldProblem[] = [];
+	for (const line of text.split(/\r?\n/)) {
+		const match = /^\s*[-*]\s*([^:\s][^:]*):\s*(.+)$/.exec(line);
+		if (match) problems.push({ field: match[1].trim(), message: match[2].trim() });
+	}
+	return problems;
+}
+
+function isHtml(text: string): boolean {
+	return /^\s*<(!doctype|html|head|body)/i.test(text);
+}
+
+/** The server's own words, looked for in this order: error.message, error, message, detail, title, errors[]. */
 export function serverMessage(body: unknown): string | undefined {
+	if (typeof body === 'string') return isHtml(body) ? htmlText(body) : textMessage(body);
 	if (!isObject(body)) return undefined;
 	const { error } = body;
 	if (isObject(error) && typeof error.message === 'string') return error.message;
 	if (typeof error === 'string') return error;
 	if (typeof body.message === 'string') return body.message;
+	// application/problem+json (RFC 9457)
+	if (typeof body.detail === 'string') return body.detail;
+	if (typeof body.title === 'string') return body.title;
 	const problems = fieldProblems(body);
 	if (problems.length) return problems.map(formatProblem).join('; ');
 	return undefined;
 }
 
-/** Per-field validation messages, wherever the server put them. */
+/** A JSON pointer ("#/steps/0/delay_days") as the field path the API uses ("steps[0].delay_days"). */
+function pointerField(pointer: string): string {
+	return pointer
+		.replace(/^#?\//, '')
+		.split('/')
+		.map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+		.reduce(
+			(path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part),
+			'',
+		);
+}
+
+function problemFromEntry(entry: unknown, field?: string): FieldProblem {
+	if (typeof entry === 'string') return { field, message: entry };
+	if (isObject(entry)) {
+		const named = entry.field ?? entry.path ?? entry.param ?? entry.parameter ?? entry.name;
+		const pointer = typeof entry.pointer === 'string' ? pointerField(entry.pointer) : undefined;
+		const where = named === undefined ? (pointer ?? field) : String(named);
+		const message = entry.message ?? entry.msg ?? entry.detail ?? entry.title;
+		return {
+			field: where || undefined,
+			message: typeof message === 'string' ? message : JSON.stringify(entry),
+		};
+	}
+	return { field, message: String(entry) };
+}
+
+/**
+ * Per-field validation messages, wherever the server put them: a list (`[{field, message}]`,
+ * problem+json `[{detail, pointer}]`, strings), a map (`{field: [messages]}`), or "- field: message"
+ * lines of a plain-text body.
+ */
 export function fieldProblems(body: unknown): FieldProblem[] {
+	if (typeof body === 'string') return isHtml(body) ? [] : textProblems(body);
 	if (!isObject(body)) return [];
 	const error = isObject(body.error) ? body.error : undefined;
 	const candidates = [error?.details, error?.errors, body.errors, body.details];
 	for (const list of candidates) {
-		if (!Array.isArray(list)) continue;
-		return list.map((entry) => {
-			if (typeof entry === 'string') return { message: entry };
-			if (isObject(entry)) {
-				const field = entry.field ?? entry.path ?? entry.param;
-				return {
-					field: field === undefined ? undefined : String(field),
-					message: String(entry.message ?? entry.msg ?? JSON.stringify(entry)),
-				};
+		if (Array.isArray(list)) return list.map((entry) => problemFromEntry(entry));
+		if (isObject(list)) {
+			const problems: FieldProblem[] = [];
+			for (const [field, messages] of Object.entries(list)) {
+				for (const message of Array.isArray(messages) ? messages : [messages])
+					problems.push(problemFromEntry(message, field));
 			}
-			return { message: String(entry) };
-		});
+			if (problems.length) return problems;
+		}
 	}
 	return [];
 }
@@ -68,6 +138,36 @@ function errorContext(status: number, body: unknown): JsonObject {
 	if (isObject(body)) context.body = body as JsonObject;
 	else if (typeof body === 'string') context.body = body.slice(0, 500);
 	return context;
+}
+
+/**
+ * Every error of this package is built here: the one place its final message and description pass
+ * through on their way to the user.
+ */
+function apiError(
+	node: INode,
+	context: JsonObject,
+	options: { message: string; description?: string } & Omit<
+		NonNullable<ConstructorParameters<typeof NodeApiError>[2]>,
+		'message' | 'description'
+	>,
+): NodeApiError {
+	return new NodeApiError(node, context, options);
+}
+
+/** The execution was cancelled (Stop, or n8n's execution timeout): nothing more is sent. */
+export function cancelledError(node: INode, target: RequestTarget, sent: boolean): NodeApiError {
+	return apiError(
+		node,
+		{ cancelled: true },
+		{
+			message: 'The execution was cancelled',
+			description: sent
+				? 'Stopped while this request was under way or waiting to be repeated: it may or may not have been carried out.'
+				: 'This request was not sent.',
+			itemIndex: target.itemIndex,
+		},
+	);
 }
 
 /** Maps an HTTP error answer (or `success: false`) to an error a no-code user can act on. */
@@ -106,6 +206,11 @@ export function httpError(
 			? 'The request was not repeated because it may already have been carried out (it creates or sends something): check before running it again. '
 			: '';
 		description = `${tried}${notRepeated}${said ?? ''}`.trim() || undefined;
+	} else if (status === 429) {
+		message =
+			'Rate limit of the Outreach Automation API reached (HTTP 429), and the answer does not show whether the request ran';
+		description =
+			`The request was not repeated because it may already have been carried out (it creates or sends something): check before running it again. ${said ?? ''}`.trim();
 	} else if (status >= 200 && status < 300) {
 		message = `The Outreach Automation API reported an error: ${said ?? 'no reason given'}`;
 		description = problems.length ? problems.map(formatProblem).join('; ') : undefined;
@@ -114,8 +219,14 @@ export function httpError(
 			? `The Outreach Automation API answered HTTP ${status}: ${said}`
 			: `The Outreach Automation API answered HTTP ${status}`;
 	}
+	if (
+		(status === 400 || status === 422) &&
+		!(description ?? '').includes(`HTTP ${status}`) &&
+		!message.includes(`HTTP ${status}`)
+	)
+		description = `${description ? `${description} ` : ''}(HTTP ${status})`;
 
-	return new NodeApiError(node, errorContext(status, body), {
+	return apiError(node, errorContext(status, body), {
 		message,
 		description,
 		httpCode: String(status),
@@ -136,7 +247,7 @@ export function rateLimitError(
 		resetAt !== undefined
 			? ` It resets at ${new Date(resetAt).toISOString()} (in ${Math.max(1, Math.ceil((resetAt - now) / 1000))} s).`
 			: '';
-	return new NodeApiError(node, { httpCode: '429' } as JsonObject, {
+	return apiError(node, { httpCode: '429' } as JsonObject, {
 		message: `Rate limit of the Outreach Automation API reached (HTTP 429).${when}`,
 		description:
 			`Tried ${attempts} time(s). The API allows about 100 requests per minute per API key, shared by every workflow using it. ` +
@@ -163,7 +274,7 @@ export function networkError(
 		? ' The request was not repeated because it may already have been carried out (it creates or sends something): check before running it again.'
 		: '';
 	const tried = extra.attempts && extra.attempts > 1 ? ` Tried ${extra.attempts} times.` : '';
-	return new NodeApiError(node, { networkError: reason } as JsonObject, {
+	return apiError(node, { networkError: reason } as JsonObject, {
 		// The code stays out of the message: n8n would swap a message naming ECONNRESET for a generic one.
 		message: `Could not reach the Outreach Automation API at ${baseUrl}`,
 		description: `No answer (${reason}). Check the Base URL in the credential and that the service is reachable from n8n.${tried}${notRepeated}`,
@@ -184,7 +295,7 @@ export function notEnvelopeError(
 		0,
 		200,
 	);
-	return new NodeApiError(node, { httpCode: String(status) } as JsonObject, {
+	return apiError(node, { httpCode: String(status) } as JsonObject, {
 		message: 'The answer is not an Outreach Automation API response',
 		description: `${url} answered HTTP ${status} with: ${excerpt}. Check the Base URL in the credential (the host root, without /api/v1).`,
 		httpCode: String(status),
@@ -202,7 +313,7 @@ export function pagingIgnoredError(
 	advice = '',
 ): NodeApiError {
 	const of = total !== undefined ? ` of ${total}` : '';
-	return new NodeApiError(
+	return apiError(
 		node,
 		{ page, total: total ?? null },
 		{
@@ -210,6 +321,24 @@ export function pagingIgnoredError(
 				'The service returned the same items again for another page: it seems to ignore paging',
 			description:
 				`Page ${page} repeated items already received (${distinct} distinct so far${of}). ${advice}`.trim(),
+			itemIndex: target.itemIndex,
+		},
+	);
+}
+
+/** Return All reached its bound on requests: failing beats returning part of the list as if it were all. */
+export function listTooLongError(
+	node: INode,
+	requests: number,
+	items: number,
+	target: RequestTarget,
+): NodeApiError {
+	return apiError(
+		node,
+		{ requests, items },
+		{
+			message: `Return All stopped after ${requests} page requests without reaching the end of the list`,
+			description: `${items} items were read; the list kept changing or never ended. Narrow the request with filters, or use Limit.`,
 			itemIndex: target.itemIndex,
 		},
 	);

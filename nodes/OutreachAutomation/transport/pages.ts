@@ -1,9 +1,10 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from './constants';
-import { pagingIgnoredError } from './errors';
+import { LARGE_PAGE_SIZE, MAX_PAGE_REQUESTS, MAX_PAGE_SIZE } from './constants';
+import { listTooLongError, pagingIgnoredError } from './errors';
 import type { ApiRequest, RequestContext } from './request';
-import { apiRequest } from './request';
+import { apiRequest, windowKeyOf } from './request';
 
 /** One page of a list endpoint, as the walker read it. */
 export interface Page {
@@ -102,9 +103,8 @@ export class PageWalker {
 				this.options.advice,
 			);
 		}
-		const perPage =
-			typeof meta?.per_page === 'number' && meta.per_page > 0 ? meta.per_page : pageSize;
-		const total = typeof meta?.total === 'number' ? meta.total : undefined;
+		const perPage = metaCount(meta?.per_page) || pageSize;
+		const total = metaCount(meta?.total);
 		const page = {
 			number,
 			items,
@@ -127,21 +127,186 @@ export class PageWalker {
 	}
 }
 
-/** Return All (limit undefined) or up to `limit` items, each id once, asking for no more than needed. */
+/** A count from `meta`: a number or a numeric string, never negative. */
+export function metaCount(value: unknown): number | undefined {
+	const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+	return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** The page size each server served, by rate-limit window key: asked for first on the next walk. */
+const servedSizes = new Map<string, number>();
+const SERVED_SIZES_KEPT = 1000;
+
+function rememberSize(key: string | undefined, size: number) {
+	if (!key) return;
+	servedSizes.delete(key);
+	servedSizes.set(key, size);
+	if (servedSizes.size > SERVED_SIZES_KEPT) servedSizes.delete(servedSizes.keys().next().value!);
+}
+
+/** For tests: forget the page sizes learnt. */
+export function resetPageSizes(): void {
+	servedSizes.clear();
+}
+
+/** The largest page a 400/422 about `per_page` allows ("per_page: must be at most 50"), if it says. */
+function sizeRefused(error: unknown): number | undefined {
+	const { httpCode, message, description } = error as {
+		httpCode?: string;
+		message?: string;
+		description?: string;
+	};
+	if (httpCode !== '400' && httpCode !== '422') return undefined;
+	const text = `${message ?? ''} ${description ?? ''}`;
+	if (!/per_?page/i.test(text)) return undefined;
+	const most = /per_?page[^0-9]*?(?:at most|maximum(?: is)?|max(?:imum)?|<=|≤)\s*(\d+)/i.exec(text);
+	return most ? Math.max(1, Number(most[1])) : MAX_PAGE_SIZE;
+}
+
+/**
+ * Return All (limit undefined) or up to `limit` items, each id once. Nothing is taken on trust:
+ * - page size: asks big (servers that allow it need far fewer requests), keeps what the server
+ *   served (from `meta.per_page` or the count), falls back when a size is refused, remembers it;
+ * - the end: an empty page, or a page shorter than the size served; `meta.total` only ends a walk
+ *   that already holds that many items, and a count or a total that is missing, a string or
+ *   negative is read as unknown;
+ * - shifts: when the total drops between two pages (items deleted or leaving a filter), the pages
+ *   before are read again, so nothing that moved back across a page boundary is skipped;
+ * - a server that ignores `page`, or more pages than any list could need, is an error, never a
+ *   short result. No recursion and no argument spreading: any number of items.
+ */
 export async function readList(
 	ctx: RequestContext,
 	request: ApiRequest,
 	limit?: number,
 ): Promise<IDataObject[]> {
 	const results: IDataObject[] = [];
-	const pageSize = limit === undefined ? MAX_PAGE_SIZE : Math.min(limit, MAX_PAGE_SIZE);
-	const walker = new PageWalker(ctx, request, {
-		pageSize,
-		advice: 'Stopped instead of looping or returning duplicates; narrow the request with filters.',
-	});
-	for await (const page of walker.pages()) {
-		results.push(...page.fresh);
-		if (limit !== undefined && results.length >= limit) return results.slice(0, limit);
+	const seen = new Set<string>();
+	let firstIds: string[] = [];
+	let requests = 0;
+	let key: string | undefined;
+
+	const add = (items: IDataObject[]): number => {
+		let added = 0;
+		for (const item of items) {
+			if (limit !== undefined && results.length >= limit) break;
+			const id = itemId(item);
+			if (id !== undefined) {
+				if (seen.has(id)) continue;
+				seen.add(id);
+			}
+			results.push(item);
+			added++;
+		}
+		return added;
+	};
+
+	const fetch = async (number: number, size: number) => {
+		if (requests >= MAX_PAGE_REQUESTS) {
+			throw listTooLongError(ctx.getNode(), requests, results.length, request);
+		}
+		requests++;
+		const answer = await apiRequest(ctx, {
+			...request,
+			qs: { ...request.qs, page: number, per_page: size },
+		});
+		key = answer.key;
+		const { data, meta } = answer;
+		const items = Array.isArray(data)
+			? (data as IDataObject[])
+			: data === undefined || data === null
+				? []
+				: [data as IDataObject];
+		return { items, total: metaCount(meta?.total), perPage: metaCount(meta?.per_page) };
+	};
+
+	const learnt = (): number | undefined => {
+		// The key is known once a request was made; before, any remembered size of this credential will do.
+		return key ? servedSizes.get(key) : undefined;
+	};
+
+	let size =
+		limit === undefined
+			? LARGE_PAGE_SIZE
+			: Math.min(limit, Math.max(MAX_PAGE_SIZE, LARGE_PAGE_SIZE));
+	// What this credential's server served before: ask exactly that (never more requests than needed).
+	const { key: knownKey } = await peekKey(ctx);
+	key = knownKey;
+	const remembered = learnt();
+	if (remembered !== undefined) size = Math.min(size, Math.max(remembered, 1));
+	if (limit !== undefined && remembered === undefined) size = Math.min(limit, MAX_PAGE_SIZE);
+
+	let served: number | undefined;
+	let lastTotal: number | undefined;
+	for (let number = 1; ; number++) {
+		let page;
+		try {
+			page = await fetch(number, size);
+		} catch (error) {
+			const allowed = number === 1 && size > 1 ? sizeRefused(error) : undefined;
+			if (allowed === undefined || allowed >= size) {
+				// Both return the given error unchanged when it is already theirs.
+				if (error instanceof NodeApiError)
+					throw new NodeApiError(ctx.getNode(), error as unknown as JsonObject);
+				throw new NodeOperationError(ctx.getNode(), error as Error);
+			}
+			size = allowed;
+			if (key) rememberSize(key, allowed);
+			number--;
+			continue;
+		}
+		const { items, total, perPage } = page;
+
+		if (number === 1) firstIds = items.map((item) => itemId(item) ?? '');
+		const added = add(items);
+		if (limit !== undefined && results.length >= limit) break;
+
+		// Deletions between two reads move later items back across the page boundary: read the
+		// pages before again (as many as the drop spans) and keep what they add.
+		if (lastTotal !== undefined && total !== undefined && total < lastTotal && number > 1) {
+			const back = Math.ceil((lastTotal - total) / (served ?? size));
+			for (let again = Math.max(1, number - back); again < number; again++) {
+				add((await fetch(again, size)).items);
+			}
+		}
+		lastTotal = total;
+
+		if (items.length === 0) break;
+		if (number > 1 && added === 0) {
+			const ids = items.map((item) => itemId(item) ?? '');
+			if (ids.length === firstIds.length && ids.every((id, i) => id === firstIds[i])) {
+				throw pagingIgnoredError(
+					ctx.getNode(),
+					number,
+					seen.size,
+					total,
+					request,
+					'Stopped instead of looping or returning duplicates; narrow the request with filters.',
+				);
+			}
+		}
+
+		if (served === undefined) {
+			if (items.length >= size) served = size;
+			else if (perPage !== undefined && perPage < size && items.length === perPage) {
+				// The server said it served fewer than asked: that is its maximum.
+				served = perPage;
+			} else if (total !== undefined && results.length >= total) {
+				break; // short first page and the total agrees: the whole list
+			} else {
+				// Short, and nothing says whether it is the end or a silent clamp: the next page tells.
+				served = items.length;
+				continue;
+			}
+			if (limit === undefined || served < size) rememberSize(key, served);
+			continue;
+		}
+		if (items.length < served) break;
 	}
-	return results;
+	return limit === undefined ? results : results.slice(0, limit);
+}
+
+/** The rate-limit window key of this credential, without a request (for remembered page sizes). */
+async function peekKey(ctx: RequestContext): Promise<{ key?: string }> {
+	return { key: await windowKeyOf(ctx) };
 }

@@ -1,7 +1,13 @@
 import { createHash } from 'crypto';
 import { sleep } from 'n8n-workflow';
 
-import { MAX_SINGLE_WAIT_MS, RESET_MARGIN_MS } from './constants';
+import {
+	ASSUMED_RATE_LIMIT,
+	ASSUMED_WINDOW_MS,
+	MAX_SINGLE_WAIT_MS,
+	RESET_MARGIN_MS,
+	WINDOW_IDLE_EXPIRY_MS,
+} from './constants';
 
 type HeaderBag = Record<string, unknown> | undefined;
 
@@ -46,15 +52,67 @@ export interface RateLimitHeaders {
 	retryAt?: number;
 }
 
+/** HTTP dates carry whole seconds, usually truncated: up to 1 s early. */
+const HTTP_DATE = /[a-z]/i;
+
+/** A server clock this far from ours is skewed; below it, the `Date` header's 1-s resolution is noise. */
+const SKEW_TOLERANCE_MS = 2000;
+
+/**
+ * How far the server's clock is ahead of ours, from its `Date` header (0 when unknown or close):
+ * absolute reset times are shifted by it, so a server a few seconds off still makes us wait.
+ */
+export function serverClockOffset(headers: HeaderBag, now: number): number {
+	const date = Date.parse(header(headers, 'date') ?? '');
+	if (Number.isNaN(date)) return 0;
+	const offset = date - now;
+	return Math.abs(offset) > SKEW_TOLERANCE_MS ? offset : 0;
+}
+
+function absolute(value: string | undefined): boolean {
+	return value !== undefined && !/^\d+(\.\d+)?$/.test(value)
+		? true
+		: value !== undefined && Number(value) >= 1e9;
+}
+
 export function readRateLimitHeaders(headers: HeaderBag, now = Date.now()): RateLimitHeaders {
 	const remainingRaw = header(headers, 'x-ratelimit-remaining');
 	const remaining =
 		remainingRaw !== undefined && /^\d+$/.test(remainingRaw) ? Number(remainingRaw) : undefined;
+	const offset = serverClockOffset(headers, now);
+	const at = (value: string | undefined, parse: typeof parseResetHeader) => {
+		let instant = parse(value, now);
+		if (instant === undefined || value === undefined) return undefined;
+		if (absolute(value)) instant -= offset;
+		// Truncated to the second: waiting one more second costs less than a 429.
+		if (HTTP_DATE.test(value)) instant += 1000;
+		return instant;
+	};
 	return {
 		remaining,
-		resetAt: parseResetHeader(header(headers, 'x-ratelimit-reset'), now),
-		retryAt: parseRetryAfter(header(headers, 'retry-after'), now),
+		resetAt: at(header(headers, 'x-ratelimit-reset'), parseResetHeader),
+		retryAt: at(header(headers, 'retry-after'), parseRetryAfter),
 	};
+}
+
+/** Whether an answer carries the rate-limit headers at all. */
+export function hasRateLimitHeaders(headers: HeaderBag): boolean {
+	return header(headers, 'x-ratelimit-remaining') !== undefined;
+}
+
+/** Resolves when `signal` aborts (never when there is none). */
+export function aborted(signal: AbortSignal | undefined): Promise<void> {
+	return new Promise((resolve) => {
+		if (!signal) return;
+		if (signal.aborted) resolve();
+		else signal.addEventListener('abort', () => resolve(), { once: true });
+	});
+}
+
+/** `sleep` that ends at once when the execution is cancelled. */
+export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
+	if (signal?.aborted) return;
+	await Promise.race([sleep(ms), aborted(signal)]);
 }
 
 /**
@@ -73,9 +131,34 @@ class Window {
 	epoch = 0;
 	/** Requests sent and not yet answered, by the window they were sent in. */
 	readonly inFlight = new Map<number, number>();
-	/** Set when the server sends no rate-limit headers: nothing to pace by, 429s are retried. */
+	/**
+	 * Set when the server sends no rate-limit headers. Requests are then paced by an estimate: a
+	 * budget per span, starting from the documented limit, learnt from each 429 (how many passed
+	 * before it, and its Retry-After), raised again by a tenth after a span without one.
+	 */
 	unpaced = false;
+	budget = ASSUMED_RATE_LIMIT;
+	spanMs = ASSUMED_WINDOW_MS;
+	spanStart = 0;
+	spanSent = 0;
+	spanPassed = 0;
+	spanLimited = false;
+	lastUsed = 0;
 	private waiters: Array<() => void> = [];
+
+	get idle(): boolean {
+		return this.inFlight.size === 0 && this.waiters.length === 0 && !this.probing;
+	}
+
+	/** A 429 without rate-limit headers: what passed in this span is the budget; the span ends at `until`. */
+	learn(until: number) {
+		if (this.spanPassed > 0) this.budget = this.spanPassed;
+		this.spanMs = Math.max(1000, until - this.spanStart);
+		this.spanStart = until;
+		this.spanSent = 0;
+		this.spanPassed = 0;
+		this.spanLimited = true;
+	}
 
 	wake() {
 		const waiters = this.waiters;
@@ -107,19 +190,55 @@ class Window {
 }
 
 const windows = new Map<string, Window>();
+let lastSweep = 0;
 
-/** Windows are keyed by a hash of base URL and key: the key itself is never kept in memory here. */
-export function windowKey(baseUrl: string, apiKey: string): string {
-	return createHash('sha256').update(`${baseUrl}\u0000${apiKey}`).digest('hex');
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * One server, one spelling: scheme and host lower-cased, default ports dropped, every loopback name
+ * the same host. The path is kept (two services may share a host).
+ */
+export function normalizeOrigin(baseUrl: string): string {
+	const match = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/i.exec(baseUrl.trim());
+	if (!match) return baseUrl;
+	const scheme = match[1].toLowerCase();
+	let host = match[2].replace(/^[^@]*@/, '').toLowerCase();
+	host = host.replace(scheme === 'https' ? /:443$/ : /:80$/, '');
+	const hostOnly = host.replace(/:\d+$/, '');
+	if (LOOPBACK.has(hostOnly)) host = `loopback${host.slice(hostOnly.length)}`;
+	return `${scheme}://${host}${match[3].replace(/\/+$/, '')}`;
 }
 
-function windowFor(key: string): Window {
+/** Windows are keyed by a hash of origin and key: the key itself is never kept in memory here. */
+export function windowKey(baseUrl: string, apiKey: string): string {
+	return createHash('sha256')
+		.update(`${normalizeOrigin(baseUrl)}\u0000${apiKey}`)
+		.digest('hex');
+}
+
+/** Forgets windows nobody used for a while, so many keys over a long-lived n8n do not pile up. */
+function sweep(now: number) {
+	if (now - lastSweep < 60_000) return;
+	lastSweep = now;
+	for (const [key, window] of windows) {
+		if (window.idle && now - window.lastUsed > WINDOW_IDLE_EXPIRY_MS) windows.delete(key);
+	}
+}
+
+function windowFor(key: string, now = Date.now()): Window {
+	sweep(now);
 	let window = windows.get(key);
 	if (!window) {
 		window = new Window();
 		windows.set(key, window);
 	}
+	window.lastUsed = now;
 	return window;
+}
+
+/** For tests: how many windows are remembered. */
+export function rememberedWindows(): number {
+	return windows.size;
 }
 
 export interface Slot {
@@ -129,10 +248,11 @@ export interface Slot {
 	tooLongUntil?: number;
 }
 
-/** Waits until a request may be sent without exceeding the window. */
-export async function acquireSlot(key: string): Promise<Slot> {
+/** Waits until a request may be sent without exceeding the window; undefined once `signal` aborts. */
+export async function acquireSlot(key: string, signal?: AbortSignal): Promise<Slot | undefined> {
 	const window = windowFor(key);
 	for (;;) {
+		if (signal?.aborted) return undefined;
 		const now = Date.now();
 		if (window.resetAt !== undefined && now >= window.resetAt) {
 			window.remaining = undefined;
@@ -143,16 +263,35 @@ export async function acquireSlot(key: string): Promise<Slot> {
 			const resetAt = window.resetAt ?? now + 1000;
 			if (resetAt - now > MAX_SINGLE_WAIT_MS)
 				return { probe: false, epoch: window.epoch, tooLongUntil: resetAt };
-			await sleep(resetAt - now + RESET_MARGIN_MS);
+			await pause(resetAt - now + RESET_MARGIN_MS, signal);
 			continue;
 		}
-		if (window.unpaced) return window.send(false);
+		if (window.unpaced) {
+			if (now >= window.spanStart + window.spanMs) {
+				// A full span without a 429: the estimate may be low.
+				if (!window.spanLimited && window.spanSent >= window.budget)
+					window.budget += Math.max(1, Math.floor(window.budget / 10));
+				window.spanStart = now;
+				window.spanSent = 0;
+				window.spanPassed = 0;
+				window.spanLimited = false;
+			}
+			if (window.spanSent < window.budget) {
+				window.spanSent++;
+				return window.send(false);
+			}
+			const until = window.spanStart + window.spanMs;
+			if (until - now > MAX_SINGLE_WAIT_MS)
+				return { probe: false, epoch: window.epoch, tooLongUntil: until };
+			await pause(until - now, signal);
+			continue;
+		}
 		if (window.remaining === undefined) {
 			if (!window.probing) {
 				window.probing = true;
 				return window.send(true);
 			}
-			await window.waitForProbe();
+			await Promise.race([window.waitForProbe(), aborted(signal)]);
 			continue;
 		}
 		window.remaining--;
@@ -160,17 +299,34 @@ export async function acquireSlot(key: string): Promise<Slot> {
 	}
 }
 
-/** Feeds a response's headers (any status, or none after a network error) back into the window. */
-export function releaseSlot(key: string, slot: Slot, headers: HeaderBag, now = Date.now()): void {
+/**
+ * Feeds a response's headers (any status, or none after a network error) back into the window.
+ * `status` tells a proxy's error (which says nothing about the service's pacing) from an answer.
+ */
+export function releaseSlot(
+	key: string,
+	slot: Slot,
+	headers: HeaderBag,
+	now = Date.now(),
+	status?: number,
+): void {
 	const window = windowFor(key);
 	window.answered(slot);
 	const told = readRateLimitHeaders(headers, now);
 	// An answer to a request of an earlier window speaks of that window (often "0 left"): not of this one.
 	const current = slot.epoch === window.epoch;
+	if (window.unpaced && status !== undefined && status !== 429) window.spanPassed++;
 	if (headers !== undefined && current) {
 		if (told.remaining === undefined) {
-			// A response without the headers (e.g. a proxy's own 429): stop pacing until they return.
-			window.unpaced = slot.probe ? true : window.unpaced;
+			// Only an answer of the service itself (not a 429 or 5xx a proxy may have sent) says it has
+			// no rate-limit headers; then pace by an estimate until they return.
+			const answered = status === undefined || (status < 500 && status !== 429);
+			if (slot.probe && answered && !window.unpaced) {
+				window.unpaced = true;
+				window.spanStart = now;
+				window.spanSent = 1;
+				window.spanPassed = 1;
+			}
 		} else {
 			window.unpaced = false;
 			const resetAt = told.resetAt ?? now + 1000;
@@ -204,11 +360,19 @@ export function cancelSlot(key: string, slot: Slot): void {
 /** A 429 says the window is spent until `until`: every request of this key waits for it. */
 export function markExhausted(key: string, until: number): void {
 	const window = windowFor(key);
+	if (window.unpaced && until > window.spanStart) window.learn(until);
 	window.remaining = 0;
 	window.resetAt = Math.max(window.resetAt ?? 0, until);
+}
+
+/** For tests: forget windows idle for longer than the expiry, as the periodic sweep does. */
+export function sweepRateLimitState(now: number): void {
+	lastSweep = 0;
+	sweep(now);
 }
 
 /** For tests: forget every window. */
 export function resetRateLimitState(): void {
 	windows.clear();
+	lastSweep = 0;
 }

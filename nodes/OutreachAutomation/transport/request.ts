@@ -8,7 +8,7 @@ import type {
 	IExecuteFunctions,
 	IN8nHttpFullResponse,
 } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	API_PREFIX,
@@ -20,11 +20,18 @@ import {
 } from './constants';
 import { checkedBaseUrl } from './baseUrl';
 import type { RequestTarget } from './errors';
-import { httpError, networkError, notEnvelopeError, rateLimitError } from './errors';
+import {
+	cancelledError,
+	httpError,
+	networkError,
+	notEnvelopeError,
+	rateLimitError,
+} from './errors';
 import {
 	acquireSlot,
 	cancelSlot,
 	markExhausted,
+	pause,
 	readRateLimitHeaders,
 	releaseSlot,
 	windowKey,
@@ -67,6 +74,34 @@ export interface PageMeta {
 export interface ApiResponse {
 	data: unknown;
 	meta?: PageMeta;
+	/** Whether the envelope had a `data` field at all. */
+	hasData?: boolean;
+	/** The rate-limit window's key: one per (normalised origin, API key), never the key itself. */
+	key?: string;
+}
+
+/**
+ * n8n's cancel signal (the user pressed Stop, or the execution timed out). Every execution context
+ * of n8n 1.x and 2.x has it; guarded for contexts that do not.
+ */
+export function cancelSignal(ctx: RequestContext): AbortSignal | undefined {
+	const get = (ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined })
+		.getExecutionCancelSignal;
+	return typeof get === 'function' ? get.call(ctx) : undefined;
+}
+
+/**
+ * Whether a 429 shows that the request did not run: the API's own error envelope, which its rate
+ * limiter answers before running anything. Any other 429 (a gateway's or proxy's page, problem+json,
+ * plain text, no body) may come from something in front of the API that counts after forwarding.
+ */
+function refusedBeforeRunning(body: unknown): boolean {
+	return (
+		typeof body === 'object' &&
+		body !== null &&
+		!Array.isArray(body) &&
+		(body as { success?: unknown }).success === false
+	);
 }
 
 interface Connection {
@@ -89,6 +124,17 @@ async function connection(ctx: RequestContext, target: RequestTarget): Promise<C
 		);
 	}
 	return { baseUrl, key: windowKey(baseUrl, String(credentials.apiKey ?? '')) };
+}
+
+/** The rate-limit window key of the context's credential (undefined when it cannot be read). */
+export async function windowKeyOf(ctx: RequestContext): Promise<string | undefined> {
+	try {
+		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+		const baseUrl = checkedBaseUrl(credentials.baseUrl);
+		return baseUrl ? windowKey(baseUrl, String(credentials.apiKey ?? '')) : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** Methods that can be sent again after a 5xx or a lost answer without doing anything twice. */
@@ -135,7 +181,11 @@ function backoff(attempt: number): number {
 }
 
 /** n8n's HTTP options for a request: full response, statuses handled here, the user's Request Options. */
-function httpOptions(baseUrl: string, request: ApiRequest): IHttpRequestOptions {
+function httpOptions(
+	baseUrl: string,
+	request: ApiRequest,
+	signal: AbortSignal | undefined,
+): IHttpRequestOptions {
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${API_PREFIX}${request.path}`,
@@ -151,6 +201,7 @@ function httpOptions(baseUrl: string, request: ApiRequest): IHttpRequestOptions 
 		),
 	};
 	if (request.body !== undefined) options.body = request.body;
+	if (signal) options.abortSignal = signal;
 	return options;
 }
 
@@ -161,6 +212,8 @@ function httpOptions(baseUrl: string, request: ApiRequest): IHttpRequestOptions 
  */
 export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promise<ApiResponse> {
 	const node = ctx.getNode();
+	const signal = cancelSignal(ctx);
+	if (signal?.aborted) throw cancelledError(node, given, false);
 	const { baseUrl, key } = await connection(ctx, given);
 	let request = given;
 	let options: IHttpRequestOptions | undefined;
@@ -172,13 +225,14 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	// After a 5xx or a lost answer: wait and go again, only while the request is safe to repeat.
 	const retryAfterFailure = async (): Promise<boolean> => {
 		failures++;
-		if (!repeatable || failures > SERVER_ERROR_MAX_RETRIES) return false;
-		await sleep(backoff(failures - 1));
-		return true;
+		if (!repeatable || failures > SERVER_ERROR_MAX_RETRIES || signal?.aborted) return false;
+		await pause(backoff(failures - 1), signal);
+		return !signal?.aborted;
 	};
 
 	for (let attempt = 1; ; attempt++) {
-		const slot = await acquireSlot(key);
+		const slot = await acquireSlot(key, signal);
+		if (!slot) throw cancelledError(node, request, attempt > 1);
 		if (slot.tooLongUntil !== undefined) {
 			throw rateLimitError(node, slot.tooLongUntil, request, attempt - 1);
 		}
@@ -189,7 +243,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 				cancelSlot(key, slot);
 				throw new NodeOperationError(node, error as Error);
 			}
-			options = httpOptions(baseUrl, request);
+			options = httpOptions(baseUrl, request, signal);
 		}
 
 		let response: IN8nHttpFullResponse;
@@ -203,6 +257,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 			releaseSlot(key, slot, undefined);
 			// Missing credential and the like: already clear, nothing was sent.
 			if (error instanceof NodeOperationError) throw new NodeOperationError(node, error);
+			if (signal?.aborted) throw cancelledError(node, request, true);
 			// n8n wraps transport failures in its own NodeApiError whose cause holds the request
 			// (headers included): keep only the error code, never the original object.
 			if (await retryAfterFailure()) continue;
@@ -213,8 +268,8 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 		}
 
 		const headers = response.headers as Record<string, unknown>;
-		releaseSlot(key, slot, headers);
 		const status = response.statusCode;
+		releaseSlot(key, slot, headers, Date.now(), status);
 		const body = parseBody(response.body);
 
 		if (status === 429) {
@@ -223,6 +278,9 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 			const until = told.retryAt ?? told.resetAt ?? Date.now() + backoff(rateLimited - 1);
 			const wait = Math.max(0, until - Date.now());
 			markExhausted(key, until);
+			if (!repeatable && !refusedBeforeRunning(body)) {
+				throw httpError(node, status, body, request, { attempts: attempt, notRepeated: true });
+			}
 			if (
 				rateLimited > RATE_LIMIT_MAX_RETRIES ||
 				rateLimitWaited + wait > RATE_LIMIT_MAX_TOTAL_WAIT_MS
@@ -248,6 +306,6 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 			throw notEnvelopeError(node, status, body, options!.url, request);
 		}
 		if (!body.success) throw httpError(node, status, body, request);
-		return { data: body.data, meta: body.meta };
+		return { data: body.data, meta: body.meta, hasData: 'data' in body, key };
 	}
 }

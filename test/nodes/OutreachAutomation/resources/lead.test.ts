@@ -154,7 +154,7 @@ describe('Lead', () => {
 		expect(sent.map((r) => r.query)).toEqual(
 			[1, 2, 3].map((page) => ({
 				page: String(page),
-				per_page: '100',
+				per_page: '1000',
 				search: 'match',
 				campaign_id: campaign.id,
 			})),

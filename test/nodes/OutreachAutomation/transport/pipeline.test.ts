@@ -2,6 +2,7 @@
  * The one request pipeline, end to end through n8n's engine against the sandbox: paging, pacing by
  * the rate-limit headers, retries (only where safe), and the errors a user sees. Counts, not times.
  */
+import { resetPageSizes } from '../../../../nodes/OutreachAutomation/transport/pages';
 import { resetRateLimitState } from '../../../../nodes/OutreachAutomation/transport/rateLimit';
 import { runNode } from '../../../engine/harness';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
@@ -21,6 +22,7 @@ describe('request pipeline', () => {
 		// A fresh server (config back to its start options) and a fresh n8n process's view of its window.
 		sandbox.reset({ leads: 0, campaigns: 0, messages: 0 });
 		resetRateLimitState();
+		resetPageSizes();
 	});
 	afterAll(async () => sandbox.stop());
 
@@ -54,7 +56,7 @@ describe('request pipeline', () => {
 			});
 			expect(new Set(items.map((i) => i.json.id)).size).toBe(1234);
 			expect(sandbox.stats().requests).toBe(31);
-			expect(sandbox.requests()[0].query.per_page).toBe('100');
+			expect(sandbox.requests()[0].query.per_page).toBe('1000');
 		});
 
 		it('Limit 7 = one request asking for 7; Limit 250 = 3 requests', async () => {

@@ -1,0 +1,232 @@
+/**
+ * The action node against spec-compatible servers that choose differently where the spec shows
+ * nothing, and against ordinary faults: one test per situation, each against the sandbox profile
+ * that plays it. Counts only (requests, 429s, items, duplicates), never times.
+ */
+import { resetPageSizes } from '../../../../nodes/OutreachAutomation/transport/pages';
+import {
+	rememberedWindows,
+	resetRateLimitState,
+	sweepRateLimitState,
+	windowKey,
+} from '../../../../nodes/OutreachAutomation/transport/rateLimit';
+import { runNode } from '../../../engine/harness';
+import { startSandbox, type Sandbox } from '../../../sandbox/server';
+
+const KEY = 'variants-secret-key-41b2';
+const rl = (value: string) => ({ __rl: true, mode: 'id', value });
+const getAllLeads = { resource: 'lead', operation: 'getAll', returnAll: true };
+
+describe('the action node against server variants', () => {
+	let sandbox: Sandbox;
+	let creds: { baseUrl: string; apiKey: string };
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({ apiKeys: [KEY], seed: { leads: 0, campaigns: 0, messages: 0 } });
+		creds = { baseUrl: sandbox.url, apiKey: KEY };
+	});
+	beforeEach(() => {
+		sandbox.reset({ leads: 0, campaigns: 0, messages: 0 });
+		resetRateLimitState();
+		resetPageSizes();
+	});
+	afterAll(async () => sandbox.stop());
+
+	const addLeads = (n: number) => {
+		const ids: string[] = [];
+		for (let i = 0; i < n; i++)
+			ids.push(
+				String(sandbox.store.addLead({ first_name: `Lead${i}`, company: `Co ${i % 7}` }).id),
+			);
+		return ids;
+	};
+	const idsOf = (items: Array<{ json: Record<string, unknown> }>) =>
+		items.map((item) => String(item.json.id));
+
+	it('a lead deleted by someone else while Return All pages: every lead that stayed is returned once', async () => {
+		const ids = addLeads(950);
+		sandbox.config({ maxPerPage: 100, profile: 'churn' });
+		const { items, error } = await runNode(creds, getAllLeads);
+		expect(error).toBeUndefined();
+		const left = new Set(sandbox.churnLog().events.flatMap((e) => e.left));
+		expect(left.size).toBeGreaterThan(0);
+		const got = idsOf(items);
+		expect(new Set(got).size).toBe(got.length);
+		const missing = ids.filter((id) => !left.has(id) && !got.includes(id));
+		expect(missing).toEqual([]);
+	});
+
+	it.each([
+		['hidden-clamp', {}],
+		['meta-strings', {}],
+		['meta-absent', {}],
+		['meta-total-low', {}],
+		['meta-total-high', {}],
+		['negative total', { metaTotal: 'negative' as const }],
+		['clamp without meta.per_page', { metaPerPage: 'absent' as const, maxPerPage: 40 }],
+	])('Return All against %s: all 1,234 leads, no error', async (name, knobs) => {
+		addLeads(1234);
+		sandbox.config(name.includes(' ') ? knobs : { profile: name as 'hidden-clamp', ...knobs });
+		const { items, error } = await runNode(creds, getAllLeads);
+		expect(error).toBeUndefined();
+		expect(new Set(idsOf(items)).size).toBe(1234);
+		expect(items).toHaveLength(1234);
+	});
+
+	it('a server that allows 1,000 per page: 5,500 leads in ceil(5500/1000) = 6 requests', async () => {
+		addLeads(5500);
+		sandbox.config({ profile: 'big-pages' });
+		const { items } = await runNode(creds, getAllLeads);
+		expect(items).toHaveLength(5500);
+		expect(sandbox.stats().requests).toBe(6);
+	});
+
+	it('a server refusing per_page above 50 (422): the size is learnt, all leads, then remembered', async () => {
+		addLeads(120);
+		sandbox.config({ profile: 'strict-per-page' });
+		const first = await runNode(creds, getAllLeads);
+		expect(first.error).toBeUndefined();
+		expect(first.items).toHaveLength(120);
+		expect(sandbox.stats().requests).toBe(4); // the refused ask, then 3 pages of 50
+		const before = sandbox.stats().requests;
+		await runNode(creds, getAllLeads);
+		expect(sandbox.stats().requests - before).toBe(3);
+	});
+
+	it('more items than n8n can output from one node run: a clear error, not a stack overflow', async () => {
+		addLeads(130_000);
+		sandbox.config({ maxPerPage: 50_000 });
+		const { items, error } = await runNode(creds, getAllLeads);
+		expect(items).toHaveLength(0);
+		expect(error?.message).toMatch(/130000 items: more than n8n can output/);
+	}, 120_000);
+
+	it.each([
+		['message-errors-object', /first_name|linkedin_url/],
+		['errors-array', /first_name|linkedin_url/],
+		['error-string', /./],
+		['problem-json', /first_name|linkedin_url/],
+		['text', /first_name|linkedin_url/],
+		['html', /./],
+	] as const)('a 422 in the %s style names the field and the status', async (style, field) => {
+		sandbox.config({ errorStyle: style });
+		const { error } = await runNode(creds, {
+			resource: 'lead',
+			operation: 'create',
+			company: 'No Name Inc',
+			additionalFields: {},
+		});
+		expect(error?.message).toMatch(/^The service rejected the request: /);
+		expect(error?.message).toMatch(field);
+		expect(error?.message).not.toMatch(/^The service rejected the request: Validation failed$/);
+		expect(`${error?.message} ${error?.description}`).toMatch(/HTTP 422/);
+	});
+
+	it('a 429 after the gateway ran the POST: not re-sent, the user is told to check', async () => {
+		const [lead] = addLeads(1);
+		sandbox.config({ profile: 'gateway', rateLimit: 3, windowMs: 60_000 });
+		const { items } = await runNode(
+			creds,
+			{ resource: 'message', operation: 'send', leadId: rl(lead), body: '={{ $json.b }}' },
+			Array.from({ length: 6 }, (_, b) => ({ b: `Once ${b}` })),
+			{ continueOnFail: true },
+		);
+		const stats = sandbox.stats();
+		expect(stats.duplicateCreates).toBe(0);
+		expect(stats.creates.message).toBe(stats.requests);
+		const failed = items.filter((i) => i.error);
+		expect(failed.length).toBeGreaterThan(0);
+		expect(String(failed[0].error?.description)).toMatch(/check before running it again/);
+	});
+
+	it('the API’s own 429 (envelope, before running): a create is waited out and sent again', async () => {
+		sandbox.config({ rateLimit: 3, windowMs: 1000, rateHeaders: 'none' });
+		const { items } = await runNode(
+			creds,
+			{ resource: 'lead', operation: 'create', firstName: '={{ $json.n }}' },
+			Array.from({ length: 12 }, (_, n) => ({ n: `N${n}` })),
+		);
+		expect(items.filter((i) => i.error)).toHaveLength(0);
+		expect(sandbox.stats().creates.lead).toBe(12);
+		expect(sandbox.stats().duplicateCreates).toBe(0);
+	}, 30_000);
+
+	it('no rate-limit headers: 60 concurrent creates at 20 per second, 0 failed, each once', async () => {
+		sandbox.config({ profile: 'no-rate-headers', rateLimit: 20, windowMs: 1000 });
+		const { items } = await runNode(
+			creds,
+			{ resource: 'lead', operation: 'create', firstName: '={{ $json.n }}' },
+			Array.from({ length: 60 }, (_, n) => ({ n: `H${n}` })),
+		);
+		expect(items.filter((i) => i.error)).toHaveLength(0);
+		expect(sandbox.stats().creates.lead).toBe(60);
+		expect(sandbox.stats().duplicateCreates).toBe(0);
+	}, 30_000);
+
+	it('a server clock 30 s behind: requests wait for the reset instead of failing', async () => {
+		sandbox.config({ profile: 'skewed-clock', rateLimit: 5, windowMs: 1000 });
+		const { items } = await runNode(
+			creds,
+			{ resource: 'lead', operation: 'create', firstName: '={{ $json.n }}' },
+			Array.from({ length: 15 }, (_, n) => ({ n: `S${n}` })),
+		);
+		expect(items.filter((i) => i.error)).toHaveLength(0);
+		expect(sandbox.stats().creates.lead).toBe(15);
+		expect(sandbox.stats().rateLimited).toBe(0);
+	}, 30_000);
+
+	it('127.0.0.1 and localhost, HTTP:// and http://: one budget, so no 429', async () => {
+		sandbox.config({ rateLimit: 10, windowMs: 60_000 });
+		const port = new URL(sandbox.url).port;
+		const a = { baseUrl: `HTTP://127.0.0.1:${port}`, apiKey: KEY };
+		const b = { baseUrl: `http://LOCALHOST:${port}/`, apiKey: KEY };
+		expect(windowKey(a.baseUrl, KEY)).toBe(windowKey(b.baseUrl, KEY));
+		addLeads(1);
+		const first = runNode(a, { resource: 'lead', operation: 'getAll', limit: 1 }, [
+			{},
+			{},
+			{},
+			{},
+			{},
+			{},
+		]);
+		await first;
+		const second = await runNode(
+			b,
+			{ resource: 'lead', operation: 'getAll', limit: 1 },
+			[{}, {}, {}, {}],
+			{ continueOnFail: true },
+		);
+		expect(second.items.filter((i) => i.error)).toHaveLength(0);
+		expect(sandbox.stats().rateLimited).toBe(0);
+	});
+
+	it('windows of keys unused for a while are forgotten', async () => {
+		addLeads(1);
+		for (const apiKey of ['k1', 'k2', 'k3'])
+			await runNode(
+				{ baseUrl: sandbox.url, apiKey },
+				{ resource: 'lead', operation: 'getAll', limit: 1 },
+				[{}],
+				{
+					continueOnFail: true,
+				},
+			);
+		expect(rememberedWindows()).toBe(3);
+		sweepRateLimitState(Date.now() + 16 * 60_000);
+		expect(rememberedWindows()).toBe(0);
+	});
+
+	it('{success: true} without data: a clear error, not an empty item', async () => {
+		addLeads(1);
+		sandbox.addFault({ method: 'POST', path: '/api/v1/leads', kind: 'no-data' });
+		const { items, error } = await runNode(creds, {
+			resource: 'lead',
+			operation: 'create',
+			firstName: 'Nodata',
+		});
+		expect(items).toHaveLength(0);
+		expect(error?.message).toMatch(/sent no lead data/);
+		expect(error?.description).toMatch(/check the service before running it again/);
+	});
+});
