@@ -4,7 +4,12 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	// The real-n8n suite has its own command (npm run test:e2e): it needs the provisioned n8n.
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/bench/'],
+	testPathIgnorePatterns: [
+		'/node_modules/',
+		'<rootDir>/test/e2e/',
+		'<rootDir>/test/ui/',
+		'<rootDir>/test/bench/',
+	],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
