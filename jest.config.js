@@ -9,6 +9,7 @@ module.exports = {
 		'<rootDir>/test/e2e/',
 		'<rootDir>/test/bench/',
 		'<rootDir>/test/queue/',
+		'<rootDir>/test/ui/',
 	],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],

@@ -22,8 +22,9 @@ export class OutreachAutomationTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{"New messages"}}',
+		// n8n's nodes panel shows this text for the trigger and the action node together, so it names both.
 		description:
-			'Starts the workflow when a new message appears: a lead replied or a message was sent',
+			'Starts a workflow on each new message (a lead replied or a message was sent); the action node manages leads, campaigns and messages',
 		defaults: { name: 'Outreach Automation Trigger' },
 		polling: true,
 		inputs: [],
