@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
 
 import { locator } from '../shared/locator';
-import { assignFilled, invalid, param } from '../shared/parameters';
+import { assignFilled, invalid, param, prototypeKey } from '../shared/parameters';
 import { defineResource, emptyBody } from './table';
 
 const CUSTOM_TYPE = '__custom';
@@ -52,6 +52,8 @@ function jsonSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
 		if (typeof (step as IDataObject).type !== 'string' || !(step as IDataObject).type) {
 			invalid(ctx, `Steps (JSON): step ${index + 1} has no "type"`);
 		}
+		const key = prototypeKey(step);
+		if (key) invalid(ctx, `Steps (JSON): step ${index + 1} uses "${key}", which cannot be a key`);
 	});
 	return steps as IDataObject[];
 }
