@@ -119,6 +119,8 @@ function leadBody(ctx: IExecuteSingleFunctions, values: IDataObject): IDataObjec
 	}
 	const custom = ((values.customFields as IDataObject | undefined)?.field ?? []) as IDataObject[];
 	for (const [index, entry] of custom.entries()) {
+		if (typeof entry.name === 'object' && entry.name !== null)
+			invalid(ctx, `Custom Fields: the name of field ${index + 1} must be text`);
 		const name = String(entry.name ?? '').trim();
 		if (!name) invalid(ctx, `Custom Fields: field ${index + 1} has no name`);
 		if (isPrototypeKey(name))

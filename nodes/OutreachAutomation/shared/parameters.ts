@@ -55,6 +55,16 @@ export function requiredId(ctx: IExecuteSingleFunctions, name: string, label: st
 	return id;
 }
 
+/** A text parameter, trimmed: numbers become text, anything else (an object, a list) is refused by name. */
+export function text(ctx: IExecuteSingleFunctions, name: string, label: string): string {
+	const raw = param<unknown>(ctx, name, '');
+	if (raw === undefined || raw === null) return '';
+	if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') {
+		invalid(ctx, `${label} must be text, not ${describe(raw)}`);
+	}
+	return String(raw).trim();
+}
+
 /** What a value is, in a user's words, for an error message. */
 export function describe(value: unknown): string {
 	if (Array.isArray(value)) return 'a list';
