@@ -66,7 +66,7 @@ export class OutreachAutomationTrigger implements INodeType {
 	/** Every poll's items and errors pass the one redaction: n8n logs poll errors as they are. */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		try {
-			return redactValue(await OutreachAutomationTrigger.prototype.pollOnce.call(this));
+			return redactValue(await OutreachAutomationTrigger.prototype.pollOnce.call(this), true);
 		} catch (error) {
 			throw redactedFailure(this.getNode(), error);
 		}

@@ -55,7 +55,7 @@ export async function routeOperation(
 	prepared: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
 	try {
-		return redactValue(await runOperation.call(this, prepared));
+		return redactValue(await runOperation.call(this, prepared), true);
 	} catch (error) {
 		throw redactedFailure(this.getNode(), error);
 	}

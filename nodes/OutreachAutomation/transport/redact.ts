@@ -83,22 +83,35 @@ function hideKeys(text: string, pattern: RegExp): string {
 
 /** A string with every known key, Authorization value and URL userinfo replaced. */
 export function redactText(text: string): string {
-	const pattern = keyPattern();
-	let out = pattern ? hideKeys(text, pattern) : text;
+	let out = hideKnownKeys(text);
 	out = out.replace(AUTH_HEADER, `$1${REDACTED}`);
 	out = out.replace(BEARER, `$1 ${REDACTED}`);
 	return out.replace(USERINFO, `$1${REDACTED}@`);
 }
 
-/** A copy of a JSON-like value with every string (keys included) redacted. */
-export function redactValue<T>(value: T, seen = new WeakMap<object, unknown>()): T {
-	if (typeof value === 'string') return redactText(value) as T;
+/** A string with every known key replaced (nothing else: for the service's data). */
+export function hideKnownKeys(text: string): string {
+	const pattern = keyPattern();
+	return pattern ? hideKeys(text, pattern) : text;
+}
+
+/**
+ * A copy of a JSON-like value with every string (keys included) redacted. `dataOnly`, for output
+ * items: only the known keys, so text such as "Basic plan" in the service's data stays intact.
+ */
+export function redactValue<T>(
+	value: T,
+	dataOnly = false,
+	seen = new WeakMap<object, unknown>(),
+): T {
+	const redact = dataOnly ? hideKnownKeys : redactText;
+	if (typeof value === 'string') return redact(value) as T;
 	if (typeof value !== 'object' || value === null) return value;
 	if (seen.has(value)) return seen.get(value) as T;
 	if (Array.isArray(value)) {
 		const copy: unknown[] = [];
 		seen.set(value, copy);
-		for (const entry of value) copy.push(redactValue(entry, seen));
+		for (const entry of value) copy.push(redactValue(entry, dataOnly, seen));
 		return copy as T;
 	}
 	const prototype = Object.getPrototypeOf(value) as unknown;
@@ -107,8 +120,8 @@ export function redactValue<T>(value: T, seen = new WeakMap<object, unknown>()):
 	seen.set(value, copy);
 	for (const [key, entry] of Object.entries(value)) {
 		// defineProperty: a key named __proto__ stays a plain key of the copy.
-		Object.defineProperty(copy, redactText(key), {
-			value: redactValue(entry, seen),
+		Object.defineProperty(copy, redact(key), {
+			value: redactValue(entry, dataOnly, seen),
 			enumerable: true,
 			writable: true,
 			configurable: true,

@@ -61,3 +61,14 @@ describe('redaction', () => {
 		expect(all).toContain('[redacted]');
 	});
 });
+
+describe('redaction of the service data', () => {
+	it('hides only the known keys in output items: "Basic plan" and addresses stay as they are', () => {
+		rememberSecret('data-key-9b8a7c6d5e');
+		const item = {
+			note: 'Basic Membership, https://ada:pw@x.example, Bearer tokenized',
+			k: 'data-key-9b8a7c6d5e',
+		};
+		expect(redactValue(item, true)).toEqual({ ...item, k: '[redacted]' });
+	});
+});
