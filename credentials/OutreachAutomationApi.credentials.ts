@@ -6,7 +6,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { CREDENTIAL_TEST_BASE_URL } from '../nodes/OutreachAutomation/transport/baseUrl';
+import {
+	AUTHORIZATION_HEADER,
+	CREDENTIAL_TEST_BASE_URL,
+} from '../nodes/OutreachAutomation/transport/baseUrl';
 
 export class OutreachAutomationApi implements ICredentialType {
 	name = 'outreachAutomationApi';
@@ -30,7 +33,7 @@ export class OutreachAutomationApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.your-outreach-service.com',
 			description:
-				"The service's host root, without /api/v1 (the nodes add it). For the local sandbox: http://127.0.0.1:4010.",
+				"The service's host root, without /api/v1 (the nodes add it), e.g. https://api.example.com. No user name or password, query or #fragment. For the local sandbox: http://127.0.0.1:4010.",
 		},
 		{
 			displayName: 'API Key',
@@ -39,7 +42,8 @@ export class OutreachAutomationApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'Sent as "Authorization: Bearer &lt;key&gt;" on every request',
+			description:
+				'Sent as "Authorization: Bearer &lt;key&gt;" on every request. Spaces and line breaks around it are removed; a key with spaces or invisible characters inside is refused.',
 		},
 	];
 
@@ -47,13 +51,14 @@ export class OutreachAutomationApi implements ICredentialType {
 		type: 'generic',
 		properties: {
 			headers: {
-				Authorization: '=Bearer {{$credentials.apiKey}}',
+				Authorization: AUTHORIZATION_HEADER,
 			},
 		},
 	};
 
 	// A one-item lead list: cheap, authenticated, and answers 401 or `success: false` for a wrong key.
-	// (A Base URL that is not http(s) fails here as "Invalid URL"; the nodes refuse it by name.)
+	// A Base URL the nodes refuse (not http(s), userinfo, query, fragment) fails here as an invalid URL,
+	// without any request; the nodes refuse it by name.
 	test: ICredentialTestRequest = {
 		request: {
 			// The nodes' own Base URL rules, so a URL the nodes accept also passes here.
@@ -69,7 +74,8 @@ export class OutreachAutomationApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 401,
-					message: 'The API key was refused (HTTP 401). Check that it is complete and still valid.',
+					message:
+						'The API key was refused (HTTP 401). Check that it is complete and still valid, with no spaces or line breaks inside.',
 				},
 			},
 			{

@@ -13,6 +13,7 @@ import { unwrapLocators } from './shared/parameters';
 import { searchCampaigns, searchLeads } from './listSearch/search';
 import type { TriggerState } from './trigger/newMessages';
 import { newestMessage, pollNewMessages } from './trigger/newMessages';
+import { redactedFailure, redactValue } from './transport/redact';
 
 export class OutreachAutomationTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -63,7 +64,16 @@ export class OutreachAutomationTrigger implements INodeType {
 		listSearch: { searchLeads, searchCampaigns },
 	};
 
+	/** Every poll's items and errors pass the one redaction: n8n logs poll errors as they are. */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		try {
+			return redactValue(await OutreachAutomationTrigger.prototype.pollOnce.call(this), true);
+		} catch (error) {
+			throw redactedFailure(this.getNode(), error);
+		}
+	}
+
+	async pollOnce(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		// The locators sit inside the Filters collection, where n8n's extractValue leaves them as objects.
 		const filters = unwrapLocators(
 			this.getNodeParameter('filters', {}, { extractValue: true }),

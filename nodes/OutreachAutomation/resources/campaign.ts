@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
 
 import { locator } from '../shared/locator';
-import { assignFilled, invalid, param } from '../shared/parameters';
+import { assignFilled, invalid, param, prototypeKey, text } from '../shared/parameters';
 import { defineResource, emptyBody } from './table';
 
 const CUSTOM_TYPE = '__custom';
@@ -52,22 +52,27 @@ function jsonSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
 		if (typeof (step as IDataObject).type !== 'string' || !(step as IDataObject).type) {
 			invalid(ctx, `Steps (JSON): step ${index + 1} has no "type"`);
 		}
+		const key = prototypeKey(step);
+		if (key) invalid(ctx, `Steps (JSON): step ${index + 1} uses "${key}", which cannot be a key`);
 	});
 	return steps as IDataObject[];
 }
 
 function createBody(ctx: IExecuteSingleFunctions): IDataObject {
-	const name = param(ctx, 'name', '').trim();
+	const name = text(ctx, 'name', 'Name');
 	if (!name) invalid(ctx, 'Name is empty', 'Give the campaign a name.');
-	let type = param<string>(ctx, 'campaignType', 'connection_message');
+	let type = text(ctx, 'campaignType', 'Type') || 'connection_message';
 	if (type === CUSTOM_TYPE) {
-		type = param(ctx, 'customType', '').trim();
+		type = text(ctx, 'customType', 'Custom Type');
 		if (!type) invalid(ctx, 'Custom Type is empty', 'Enter the campaign type the service expects.');
 	}
 	const steps =
 		param<string>(ctx, 'stepsMode', 'builder') === 'json' ? jsonSteps(ctx) : builtSteps(ctx);
 	if (!steps.length) invalid(ctx, 'A campaign needs at least one step', 'Add a step under Steps.');
-	return assignFilled({ name, type, steps }, { lead_list_id: param(ctx, 'leadListId', '') });
+	return assignFilled(
+		{ name, type, steps },
+		{ lead_list_id: text(ctx, 'leadListId', 'Lead List ID') },
+	);
 }
 
 const campaignId = { parameter: 'campaignId', label: 'Campaign ID' };

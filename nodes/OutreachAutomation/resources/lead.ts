@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
 
 import { locator } from '../shared/locator';
-import { assignFilled, invalid, param } from '../shared/parameters';
+import { assignFilled, invalid, isPrototypeKey, param } from '../shared/parameters';
 import { defineResource } from './table';
 
 /**
@@ -119,9 +119,14 @@ function leadBody(ctx: IExecuteSingleFunctions, values: IDataObject): IDataObjec
 	}
 	const custom = ((values.customFields as IDataObject | undefined)?.field ?? []) as IDataObject[];
 	for (const [index, entry] of custom.entries()) {
+		if (typeof entry.name === 'object' && entry.name !== null)
+			invalid(ctx, `Custom Fields: the name of field ${index + 1} must be text`);
 		const name = String(entry.name ?? '').trim();
 		if (!name) invalid(ctx, `Custom Fields: field ${index + 1} has no name`);
-		if (name in body) invalid(ctx, `Custom Fields: "${name}" is already set by another field`);
+		if (isPrototypeKey(name))
+			invalid(ctx, `Custom Fields: "${name}" cannot be used as a field name`);
+		if (Object.hasOwn(body, name))
+			invalid(ctx, `Custom Fields: "${name}" is already set by another field`);
 		body[name] = entry.value as string;
 	}
 	return body;

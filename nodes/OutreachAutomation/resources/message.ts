@@ -2,12 +2,11 @@ import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-
 
 import { locator } from '../shared/locator';
 import { messageFilterOptions, messageFilterQuery } from '../shared/messageFilters';
-import { invalid, param } from '../shared/parameters';
+import { invalid, param, requiredId } from '../shared/parameters';
 import { defineResource } from './table';
 
 function sendBody(ctx: IExecuteSingleFunctions): IDataObject {
-	const leadId = String(param<unknown>(ctx, 'leadId', '') ?? '').trim();
-	if (!leadId) invalid(ctx, 'Lead is empty', 'Pick the lead to write to, or paste its ID.');
+	const leadId = requiredId(ctx, 'leadId', 'Lead');
 	const body = param<unknown>(ctx, 'body', '');
 	if (typeof body !== 'string' || !body.trim())
 		invalid(ctx, 'Body is empty', 'Write the text of the message.');

@@ -15,6 +15,7 @@ import { requiredId } from '../shared/parameters';
 import { readList } from '../transport/pages';
 import type { ApiRequest } from '../transport/request';
 import { apiRequest } from '../transport/request';
+import { redactedFailure, redactValue } from '../transport/redact';
 
 function toItems(data: unknown): INodeExecutionData[] {
 	if (Array.isArray(data)) return data.map((json) => ({ json: json as IDataObject }));
@@ -56,6 +57,17 @@ async function readParameters(ctx: IExecuteSingleFunctions, operation: Operation
  *   silently ignored here, so checkRoutingContract refuses it when the node loads.
  */
 export async function routeOperation(
+	this: IExecutePaginationFunctions,
+	prepared: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	try {
+		return redactValue(await runOperation.call(this, prepared), true);
+	} catch (error) {
+		throw redactedFailure(this.getNode(), error);
+	}
+}
+
+async function runOperation(
 	this: IExecutePaginationFunctions,
 	prepared: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {

@@ -32,18 +32,62 @@ export function invalid(
 	});
 }
 
-/** An ID from a picker or text field: required and trimmed (the caller encodes it for the path). */
+/**
+ * An ID from a picker or text field: required, text or a number, trimmed, and not "." or ".." (the
+ * caller encodes it as one path segment, but URL normalisation would still turn those into another
+ * endpoint: DELETE /leads/. is DELETE /leads/).
+ */
 export function requiredId(ctx: IExecuteSingleFunctions, name: string, label: string): string {
 	const raw = param<unknown>(ctx, name, '');
-	const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
-	if (!id) {
+	const pick = `Pick a ${label.replace(/ ID$/, '').toLowerCase()} from the list or paste its ID.`;
+	if (raw !== undefined && raw !== null && typeof raw !== 'string' && typeof raw !== 'number') {
+		invalid(ctx, `${label} must be text or a number, not ${describe(raw)}`, pick);
+	}
+	const id = raw === undefined || raw === null ? '' : String(raw).trim();
+	if (!id) invalid(ctx, `${label} is empty`, pick);
+	if (id === '.' || id === '..') {
 		invalid(
 			ctx,
-			`${label} is empty`,
-			`Pick a ${label.replace(/ ID$/, '').toLowerCase()} from the list or paste its ID.`,
+			`${label} "${id}" is not a valid ID`,
+			`"." and ".." would address another endpoint. Check the expression that sets it. ${pick}`,
 		);
 	}
 	return id;
+}
+
+/** A text parameter, trimmed: numbers become text, anything else (an object, a list) is refused by name. */
+export function text(ctx: IExecuteSingleFunctions, name: string, label: string): string {
+	const raw = param<unknown>(ctx, name, '');
+	if (raw === undefined || raw === null) return '';
+	if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') {
+		invalid(ctx, `${label} must be text, not ${describe(raw)}`);
+	}
+	return String(raw).trim();
+}
+
+/** What a value is, in a user's words, for an error message. */
+export function describe(value: unknown): string {
+	if (Array.isArray(value)) return 'a list';
+	if (value === null) return 'null';
+	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Keys that change an object's prototype or look up inherited members instead of data. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** A user-given key that cannot be copied as plain data, or undefined (checked at any depth). */
+export function prototypeKey(value: unknown): string | undefined {
+	if (typeof value !== 'object' || value === null) return undefined;
+	for (const [key, inner] of Object.entries(value)) {
+		if (PROTOTYPE_KEYS.has(key)) return key;
+		const found = prototypeKey(inner);
+		if (found) return found;
+	}
+	return undefined;
+}
+
+export function isPrototypeKey(key: string): boolean {
+	return PROTOTYPE_KEYS.has(key);
 }
 
 /** Copies the non-empty values into `target` under their wire names. */

@@ -4,6 +4,15 @@ const TRAILING_SLASHES = /\/+$/;
 const API_SUFFIX = /\/api\/v1$/i;
 
 /**
+ * A usable host root: http(s), a host without user name or password, then an optional path; no
+ * query, fragment, backslash, space or control character (each would change where requests go).
+ */
+const BASE_URL_SHAPE = /^https?:\/\/[^\x00-\x20\x7f/?#@\\]+(?:\/[^\x00-\x20\x7f?#\\]*)?$/i;
+
+/** Printable ASCII without spaces: what can be sent as a Bearer token unchanged. */
+const API_KEY_SHAPE = /^[\x21-\x7e]+$/;
+
+/**
  * The host root of the service from the credential's Base URL: surrounding spaces, trailing
  * slashes and a pasted `/api/v1` suffix removed. The credential test does the same steps in an
  * n8n expression (CREDENTIAL_TEST_BASE_URL), so both reach the same address.
@@ -13,14 +22,76 @@ export function normalizeBaseUrl(raw: unknown): string {
 	return value.trim().replace(TRAILING_SLASHES, '').replace(API_SUFFIX, '');
 }
 
-/** The normalised Base URL when it is an http(s) address; undefined otherwise. */
+/** The normalised Base URL when it is a usable http(s) host root; undefined otherwise. */
 export function checkedBaseUrl(raw: unknown): string | undefined {
 	const value = normalizeBaseUrl(raw);
-	return /^https?:\/\/[^\s/]+/i.test(value) ? value : undefined;
+	return BASE_URL_SHAPE.test(value) ? value : undefined;
 }
+
+export interface CredentialProblem {
+	message: string;
+	description: string;
+}
+
+const IN_CREDENTIAL = 'in the Outreach Automation API credential';
+const HOST_ROOT =
+	'Use the host root of the service, e.g. https://api.example.com (the node adds /api/v1).';
+
+/** What is wrong with the credential, naming the field; never quoting the values (they may hold secrets). */
+export function credentialProblem(
+	baseUrl: unknown,
+	apiKey: unknown,
+): CredentialProblem | undefined {
+	const url = normalizeBaseUrl(baseUrl);
+	if (!BASE_URL_SHAPE.test(url)) {
+		const problem = (message: string) => ({
+			message: `The Base URL ${IN_CREDENTIAL} ${message}`,
+			description: HOST_ROOT,
+		});
+		if (!/^https?:\/\//i.test(url)) return problem('must start with http:// or https://');
+		const authority = url.replace(/^https?:\/\//i, '').split(/[/?#]/)[0];
+		if (authority.includes('@')) {
+			return {
+				message: `The Base URL ${IN_CREDENTIAL} must not contain a user name or password`,
+				description: `Remove the "name:password@" part: the service is authenticated with the API Key field only. ${HOST_ROOT}`,
+			};
+		}
+		if (/[?#]/.test(url)) return problem('must not contain a query (?…) or a fragment (#…)');
+		return problem(
+			'must be a plain web address, without spaces, backslashes or control characters',
+		);
+	}
+	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
+	if (!key) {
+		return {
+			message: `The API Key ${IN_CREDENTIAL} is empty`,
+			description: 'Paste the API key of your Outreach Automation account.',
+		};
+	}
+	if (!API_KEY_SHAPE.test(key)) {
+		return {
+			message: `The API Key ${IN_CREDENTIAL} contains spaces, line breaks or invisible characters`,
+			description:
+				'Copy the key again from your Outreach Automation account; spaces and line breaks around it are removed, those inside it are not.',
+		};
+	}
+	return undefined;
+}
+
+const NORMALIZED = `String($credentials.baseUrl).trim().replace(${TRAILING_SLASHES}, "").replace(${API_SUFFIX}, "")`;
 
 /**
  * normalizeBaseUrl as an expression, for the credential's declarative test request (which cannot
- * call code), with the API prefix appended. Built from the same patterns.
+ * call code), with the API prefix appended. A Base URL the nodes refuse becomes a relative address
+ * that is never sent (n8n's test reports an invalid URL), so userinfo never turns into Basic auth.
  */
-export const CREDENTIAL_TEST_BASE_URL = `={{ String($credentials.baseUrl).trim().replace(${TRAILING_SLASHES}, "").replace(${API_SUFFIX}, "") }}${API_PREFIX}`;
+export const CREDENTIAL_TEST_BASE_URL = `={{ ${BASE_URL_SHAPE}.test(${NORMALIZED}) ? ${NORMALIZED} : "base-url-refused" }}${API_PREFIX}`;
+
+const TRIMMED_KEY = 'String($credentials.apiKey ?? "").trim()';
+
+/**
+ * The Authorization header, for the nodes and the credential test: the key trimmed; a key with
+ * inner spaces or invisible characters is not sent at all, so the service answers 401 and the
+ * credential test shows its 401 message (the nodes refuse such a key by name before any request).
+ */
+export const AUTHORIZATION_HEADER = `={{ "Bearer " + (${API_KEY_SHAPE}.test(${TRIMMED_KEY}) ? ${TRIMMED_KEY} : "") }}`;

@@ -1,5 +1,5 @@
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError } from './redact';
 
 /** What a request was about, so an error can name it ("Lead ld_42 was not found"). */
 export interface RequestTarget {

@@ -18,7 +18,8 @@ import {
 	SERVER_ERROR_BASE_DELAY_MS,
 	SERVER_ERROR_MAX_RETRIES,
 } from './constants';
-import { checkedBaseUrl } from './baseUrl';
+import { credentialProblem, normalizeBaseUrl } from './baseUrl';
+import { redactError, rememberSecret } from './redact';
 import type { RequestTarget } from './errors';
 import {
 	cancelledError,
@@ -111,19 +112,18 @@ interface Connection {
 
 async function connection(ctx: RequestContext, target: RequestTarget): Promise<Connection> {
 	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-	const baseUrl = checkedBaseUrl(credentials.baseUrl);
-	if (!baseUrl) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'The Base URL in the Outreach Automation API credential must start with http:// or https://',
-			{
-				description:
-					'Use the host root of the service, e.g. https://api.example.com (the node adds /api/v1).',
-				itemIndex: target.itemIndex,
-			},
-		);
+	rememberSecret(credentials.apiKey);
+	const problem = credentialProblem(credentials.baseUrl, credentials.apiKey);
+	if (problem) {
+		const { message, description } = problem;
+		const error = new NodeOperationError(ctx.getNode(), message, {
+			description,
+			itemIndex: target.itemIndex,
+		});
+		throw redactError(error);
 	}
-	return { baseUrl, key: windowKey(baseUrl, String(credentials.apiKey ?? '')) };
+	const baseUrl = normalizeBaseUrl(credentials.baseUrl);
+	return { baseUrl, key: windowKey(baseUrl, String(credentials.apiKey).trim()) };
 }
 
 /** The rate-limit window key of the context's credential (undefined when it cannot be read). */
