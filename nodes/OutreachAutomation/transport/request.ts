@@ -18,7 +18,7 @@ import {
 	SERVER_ERROR_BASE_DELAY_MS,
 	SERVER_ERROR_MAX_RETRIES,
 } from './constants';
-import { credentialProblem, normalizeBaseUrl } from './baseUrl';
+import { checkedBaseUrl, credentialProblem, normalizeBaseUrl } from './baseUrl';
 import { redactError, rememberSecret } from './redact';
 import type { RequestTarget } from './errors';
 import {
@@ -131,7 +131,7 @@ export async function windowKeyOf(ctx: RequestContext): Promise<string | undefin
 	try {
 		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
 		const baseUrl = checkedBaseUrl(credentials.baseUrl);
-		return baseUrl ? windowKey(baseUrl, String(credentials.apiKey ?? '')) : undefined;
+		return baseUrl ? windowKey(baseUrl, String(credentials.apiKey ?? '').trim()) : undefined;
 	} catch {
 		return undefined;
 	}
