@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from './constants';
 import { pagingIgnoredError } from './errors';
-import type { ApiRequest, RequestContext } from './request';
+import type { ApiRequest, PageMeta, RequestContext } from './request';
 import { apiRequest } from './request';
 
 /** One page of a list endpoint, as the walker read it. */
@@ -18,6 +18,8 @@ export interface Page {
 	total?: number;
 	/** Whether no page follows this one. */
 	last: boolean;
+	/** `meta` as the server sent it, for callers that read it their own way. */
+	meta?: PageMeta;
 }
 
 /**
@@ -112,6 +114,7 @@ export class PageWalker {
 			perPage,
 			total,
 			last: isLastPage(number, items.length, perPage, total),
+			meta,
 		};
 		this.read.set(number, page);
 		return page;

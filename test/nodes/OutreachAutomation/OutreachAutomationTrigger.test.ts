@@ -192,19 +192,32 @@ describe.each(VARIANTS)(
 			expect(await h.poll()).toEqual([]);
 		});
 
-		it("a poll that runs out of n8n's poll budget mid-way emits nothing and moves no state; the next one catches up", async () => {
+		it("a backlog longer than n8n's poll budget is drained over several polls: each message once, oldest first within each poll", async () => {
 			const h = trigger();
 			await activate(h);
-			const { ids: inserted } = sandbox.insertMessages({ count: 250 });
-			const before = h.state();
-			// Every answer takes 20 ms and the budget is 1 ms: only the first request goes out.
+			const { ids: inserted } = sandbox.insertMessages({ count: 950 });
+			// Every answer takes 20 ms and the budget is 1 ms: each poll gets its minimum of requests.
 			sandbox.config({ latencyMs: 20 });
 			const since = sent();
-			expect(await withPollBudget(1, async () => await h.poll())).toEqual([]);
-			expect(sentSince(since)).toHaveLength(1);
-			expect(h.state()).toEqual(before);
+			const emitted: string[] = [];
+			let polls = 0;
+			while (emitted.length < inserted.length && polls < 40) {
+				const batch = ids(await withPollBudget(1, async () => await h.poll()));
+				polls++;
+				// Within each poll, oldest first.
+				expect(batch).toEqual([...batch].sort((a, b) => inserted.indexOf(a) - inserted.indexOf(b)));
+				emitted.push(...batch);
+			}
 			sandbox.config({ latencyMs: 0 });
-			expect((await pollCounting(h)).ids).toEqual(inserted);
+			expect(new Set(emitted).size).toBe(emitted.length);
+			expect([...emitted].sort()).toEqual([...inserted].sort());
+			expect(polls).toBeGreaterThan(1);
+			// Never starting over: about one request per page of the backlog, plus a little per poll.
+			expect(sentSince(since).length).toBeLessThanOrEqual(Math.ceil(980 / 100) + 2 * polls + 2);
+			expect(h.state().drain).toBeUndefined();
+			const idle = await pollCounting(h);
+			expect(idle.ids).toEqual([]);
+			expect(idle.requests).toHaveLength(1);
 		});
 
 		it('messages arriving while a poll pages through the list are each emitted once', async () => {
