@@ -1,6 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../transport/constants';
+import { pagingIgnoredError } from '../transport/errors';
 import { PageWalker } from '../transport/pages';
 
 /** How many known ids the trigger remembers; see README "Trigger" for why this is enough. */
@@ -86,7 +87,9 @@ function count(value: unknown): number | undefined {
  * is what pages really hold (a clamp may be silent) and the total may be missing or a string.
  */
 class Pages {
-	private readonly walker: PageWalker;
+	/** Pages read this poll. Each is read through its own walker: under a shifting list a page may
+	 * legitimately repeat items of another, which a single walker would take for ignored paging. */
+	private readonly read = new Map<number, Listing>();
 
 	/** The page size the server really uses, as far as this poll can tell. */
 	perPage: number;
@@ -109,15 +112,34 @@ class Pages {
 		perPage?: number,
 	) {
 		this.perPage = perPage ?? MAX_PAGE_SIZE;
-		this.walker = this.newWalker();
 	}
 
-	private newWalker(): PageWalker {
-		return new PageWalker(
-			this.ctx,
-			{ method: 'GET', path: '/messages', qs: this.qs, resource: 'Message' },
-			{ advice: 'Nothing was emitted; the next poll tries again.' },
-		);
+	private async fetch(number: number): Promise<Listing> {
+		const request = { method: 'GET' as const, path: '/messages', qs: this.qs, resource: 'Message' };
+		const page = await new PageWalker(this.ctx, request).page(number);
+		const listing = this.listing(page);
+		// The very items of page 1 again: the server ignores `page`, unless page 1 itself moved on
+		// (new messages pushed exactly one page down), which reading page 1 again tells.
+		const first = this.read.get(1);
+		const same = (a: IDataObject[], b: IDataObject[]) =>
+			a.length > 0 && a.length === b.length && a.every((item, i) => idOf(item) === idOf(b[i]));
+		if (
+			number > 1 &&
+			first &&
+			same(first.items, listing.items) &&
+			same(first.items, this.listing(await new PageWalker(this.ctx, request).page(1)).items)
+		) {
+			throw pagingIgnoredError(
+				this.ctx.getNode(),
+				number,
+				first.items.length,
+				this.total,
+				request,
+				'Nothing was emitted; the next poll tries again.',
+			);
+		}
+		this.read.set(number, listing);
+		return listing;
 	}
 
 	private allowed(): boolean {
@@ -153,14 +175,14 @@ class Pages {
 
 	/** Page `number` (read once per poll); undefined when the budget ran out. */
 	async get(number: number): Promise<Listing | undefined> {
-		if (!this.walker.has(number) && !this.allowed()) return undefined;
-		return this.listing(await this.walker.page(number));
+		const known = this.read.get(number);
+		if (known) return known;
+		return this.allowed() ? await this.fetch(number) : undefined;
 	}
 
 	/** Page `number` read again, as it is now (items may have moved onto it). */
 	async reread(number: number): Promise<Listing | undefined> {
-		if (!this.allowed()) return undefined;
-		return this.listing(await this.newWalker().page(number));
+		return this.allowed() ? await this.fetch(number) : undefined;
 	}
 
 	/** The page holding position `offset` (0-based). */

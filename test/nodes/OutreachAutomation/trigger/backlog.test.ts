@@ -4,32 +4,16 @@
  * wrong, a silent per_page clamp, another account behind the same workflow. Every check compares
  * ids emitted with the sandbox's own data, and counts requests, never time.
  */
-import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { OutreachAutomationTrigger } from '../../../../nodes/OutreachAutomation/OutreachAutomationTrigger.node';
 import { TriggerHarness } from '../../../engine/harness';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
+import { withPollBudget } from './budget';
 
 const KEY = 'backlog-key-81c2';
 const SEED = { leads: 10, campaigns: 2, messages: 30 };
 const ids = (items: IDataObject[]) => items.map((item) => item.id as string);
 const sorted = (list: string[]) => [...list].sort();
-
-/** Runs `poll` with n8n's poll budget (getPollBudgetMs) set to `ms`. */
-export async function withPollBudget<T>(ms: number, poll: () => Promise<T>): Promise<T> {
-	const original = OutreachAutomationTrigger.prototype.poll;
-	const spy = jest
-		.spyOn(OutreachAutomationTrigger.prototype, 'poll')
-		.mockImplementation(async function (this: IPollFunctions) {
-			this.getPollBudgetMs = () => ms;
-			return await original.call(this);
-		});
-	try {
-		return await poll();
-	} finally {
-		spy.mockRestore();
-	}
-}
 
 const VARIANTS = [
 	{ order: 'newest', timestamps: true },

@@ -1,0 +1,147 @@
+/**
+ * Exactly once, by the numbers: seeded rounds that mix arrivals, deletions and status changes (some of
+ * them while a poll pages through the list) with polls under a tight or a roomy budget, over small pages
+ * and every list order and `meta` reading. After each round, every message that arrived after activation
+ * and stayed in the list as it was must have been emitted once, and nothing else, never twice.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { TriggerHarness } from '../../../engine/harness';
+import { Random } from '../../../sandbox/random';
+import { startSandbox, type Sandbox } from '../../../sandbox/server';
+import { withPollBudget } from './budget';
+
+const KEY = 'random-key-3f9a';
+const ROUNDS = 200;
+
+describe('Trigger, randomized rounds against the sandbox', () => {
+	let sandbox: Sandbox;
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({
+			apiKeys: [KEY],
+			seed: { leads: 4, campaigns: 1, messages: 0 },
+			rateLimit: 1e6,
+		});
+	});
+	afterAll(async () => sandbox.stop());
+
+	// Not yet part of the default run: it still finds rounds with missing messages (see README,
+	// Trigger, Limits). TRIGGER_RANDOMIZED=1 runs it; ROUND=<n> runs one round and prints its log.
+	const run = process.env.TRIGGER_RANDOMIZED === '1' || process.env.ROUND ? it : it.skip;
+
+	run(`${ROUNDS} seeded rounds: 0 missing, 0 duplicates, nothing old emitted`, async () => {
+		let emittedTotal = 0;
+		const failures: string[] = [];
+		for (
+			let round = Number(process.env.ROUND ?? 1);
+			round <= Number(process.env.ROUND ?? ROUNDS);
+			round++
+		) {
+			const rnd = new Random(round * 7919);
+			sandbox.reset({ leads: 4, campaigns: 1, messages: 0 });
+			const order = rnd.pick(['newest', 'oldest'] as const);
+			const timestamps = rnd.chance(0.5);
+			const metaTotal = rnd.pick(['exact', 'exact', 'absent', 'string'] as const);
+			const clamp = rnd.int(3, 8);
+			const hidden = rnd.chance(0.25);
+			sandbox.config({
+				order,
+				timestamps,
+				metaTotal,
+				maxPerPage: clamp,
+				metaPerPage: hidden ? 'requested' : 'used',
+				faultSeed: round,
+			});
+			const filtered = rnd.chance(0.5);
+			const status = 'sent';
+			sandbox.insertMessages({ count: rnd.int(1, 20), status });
+			const h = new TriggerHarness(
+				{ baseUrl: sandbox.url, apiKey: KEY },
+				filtered ? { filters: { status } } : {},
+			);
+			await h.poll();
+
+			const arrived: string[] = [];
+			const changed = new Set<string>();
+			const emitted: string[] = [];
+			const poll = async (tight: boolean) => {
+				const run = async () => (await h.poll()).map((item: IDataObject) => item.id as string);
+				emitted.push(...(tight ? await withPollBudget(1, run) : await run()));
+			};
+			for (let step = 0; step < rnd.int(2, 5); step++) {
+				const count = rnd.int(0, 25);
+				if (count) arrived.push(...sandbox.insertMessages({ count, status }).ids);
+				const all = sandbox.store.findMessages({});
+				for (let i = rnd.int(0, 3); i > 0 && all.length; i--) {
+					const victim = rnd.pick(all);
+					if (rnd.chance(0.5)) sandbox.store.removeMessage(victim.id);
+					else if (victim.status === 'sent') victim.status = 'delivered';
+					changed.add(victim.id);
+				}
+				// Changes while the poll pages through the list.
+				sandbox.addChurn({
+					after: rnd.int(1, 3),
+					resource: 'messages',
+					remove: rnd.int(0, 2),
+					insert: rnd.int(1, 3),
+					changeStatus: rnd.int(0, 2),
+				});
+				await poll(rnd.chance(0.5));
+			}
+			// Until idle, with every queued change fired and nothing changed by the last poll.
+			for (let i = 0; i < 30; i++) {
+				const before = emitted.length;
+				const fired = sandbox.churnLog().events.length;
+				await poll(false);
+				const log = sandbox.churnLog();
+				const quiet = log.events.length === fired && log.pending.length === 0;
+				if (emitted.length === before && h.state().drain === undefined && quiet) break;
+			}
+			for (const event of sandbox.churnLog().events) {
+				arrived.push(...event.inserted);
+				[...event.removed, ...event.statusChanged.map((c) => c.id)].forEach((id) =>
+					changed.add(id),
+				);
+			}
+			const present = new Set(
+				sandbox.store.findMessages(filtered ? { status } : {}).map((m) => m.id),
+			);
+			const required = arrived.filter((id) => present.has(id) && !changed.has(id));
+			const allowed = new Set(arrived);
+			const missing = required.filter((id) => !emitted.includes(id));
+			const duplicates = emitted.length - new Set(emitted).size;
+			const old = emitted.filter((id) => !allowed.has(id));
+			if (process.env.ROUND)
+				console.log(
+					JSON.stringify({
+						missing,
+						arrived,
+						emitted,
+						changed: [...changed],
+						reqs: sandbox
+							.requests()
+							.map((r) => `${r.query.page}:${r.status}`)
+							.join(' '),
+						churn: sandbox
+							.churnLog()
+							.events.map((e) => ({
+								at: e.listRequest,
+								r: e.removed,
+								i: e.inserted,
+								s: e.statusChanged.map((c) => c.id),
+							})),
+					}),
+				);
+			if (missing.length || duplicates || old.length)
+				failures.push(
+					`round ${round} (${order} first, timestamps ${timestamps}, total ${metaTotal}, pages of ${clamp}${hidden ? ' hidden' : ''}, ${filtered ? 'status filter' : 'no filter'}): ${missing.length} missing, ${duplicates} duplicates, ${old.length} old`,
+				);
+			emittedTotal += emitted.length;
+		}
+		console.log(
+			`randomized trigger: ${ROUNDS} rounds, ${emittedTotal} messages emitted, ${failures.length} rounds failed`,
+		);
+		expect(failures).toEqual([]);
+	});
+});
