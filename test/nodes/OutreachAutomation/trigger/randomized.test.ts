@@ -123,14 +123,12 @@ describe('Trigger, randomized rounds against the sandbox', () => {
 							.requests()
 							.map((r) => `${r.query.page}:${r.status}`)
 							.join(' '),
-						churn: sandbox
-							.churnLog()
-							.events.map((e) => ({
-								at: e.listRequest,
-								r: e.removed,
-								i: e.inserted,
-								s: e.statusChanged.map((c) => c.id),
-							})),
+						churn: sandbox.churnLog().events.map((e) => ({
+							at: e.listRequest,
+							r: e.removed,
+							i: e.inserted,
+							s: e.statusChanged.map((c) => c.id),
+						})),
 					}),
 				);
 			if (missing.length || duplicates || old.length)
