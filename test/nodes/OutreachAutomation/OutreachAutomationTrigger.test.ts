@@ -9,6 +9,7 @@ import { OutreachAutomationTrigger } from '../../../nodes/OutreachAutomation/Out
 import { MAX_REMEMBERED_IDS } from '../../../nodes/OutreachAutomation/trigger/newMessages';
 import { TriggerHarness } from '../../engine/harness';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { VARIANTS, withPollBudget } from './trigger/budget';
 
 const KEY = 'trigger-key-5d1c';
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -17,29 +18,6 @@ const SEED = { leads: 20, campaigns: 3, messages: 30 };
 /** The sandbox's own timestamp precision: whole seconds. */
 const thisSecond = () => `${new Date().toISOString().slice(0, 19)}Z`;
 const ids = (items: IDataObject[]) => items.map((item) => item.id as string);
-
-/** Runs `poll` with n8n's poll budget (getPollBudgetMs, n8n 2.41+) set to `ms`. */
-async function withPollBudget<T>(ms: number, poll: () => Promise<T>): Promise<T> {
-	const original = OutreachAutomationTrigger.prototype.poll;
-	const spy = jest
-		.spyOn(OutreachAutomationTrigger.prototype, 'poll')
-		.mockImplementation(async function (this: IPollFunctions) {
-			this.getPollBudgetMs = () => ms;
-			return await original.call(this);
-		});
-	try {
-		return await poll();
-	} finally {
-		spy.mockRestore();
-	}
-}
-
-const VARIANTS = [
-	{ order: 'newest', timestamps: true },
-	{ order: 'newest', timestamps: false },
-	{ order: 'oldest', timestamps: true },
-	{ order: 'oldest', timestamps: false },
-] as const;
 
 describe.each(VARIANTS)(
 	'Outreach Automation Trigger, list $order first, timestamps: $timestamps',

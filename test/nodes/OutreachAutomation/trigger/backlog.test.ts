@@ -8,19 +8,12 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { TriggerHarness } from '../../../engine/harness';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
-import { withPollBudget } from './budget';
+import { VARIANTS, withPollBudget } from './budget';
 
 const KEY = 'backlog-key-81c2';
 const SEED = { leads: 10, campaigns: 2, messages: 30 };
 const ids = (items: IDataObject[]) => items.map((item) => item.id as string);
 const sorted = (list: string[]) => [...list].sort();
-
-const VARIANTS = [
-	{ order: 'newest', timestamps: true },
-	{ order: 'newest', timestamps: false },
-	{ order: 'oldest', timestamps: true },
-	{ order: 'oldest', timestamps: false },
-] as const;
 
 describe.each(VARIANTS)(
 	'Trigger backlog, list $order first, timestamps: $timestamps',

@@ -17,3 +17,11 @@ export async function withPollBudget<T>(ms: number, poll: () => Promise<T>): Pro
 		spy.mockRestore();
 	}
 }
+
+/** The list orders and timestamp variants every trigger test runs in. */
+export const VARIANTS = [
+	{ order: 'newest', timestamps: true },
+	{ order: 'newest', timestamps: false },
+	{ order: 'oldest', timestamps: true },
+	{ order: 'oldest', timestamps: false },
+] as const;
