@@ -2,10 +2,9 @@
  * The polling trigger, run by n8n's own PollContext against the sandbox over real HTTP, in both list
  * orders and with and without timestamps. Everything is asserted by ids and request counts, never by time.
  */
-import type { IDataObject, INodeParameters, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { OutreachAutomationTrigger } from '../../../nodes/OutreachAutomation/OutreachAutomationTrigger.node';
 import { MAX_REMEMBERED_IDS } from '../../../nodes/OutreachAutomation/trigger/newMessages';
 import { TriggerHarness } from '../../engine/harness';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
