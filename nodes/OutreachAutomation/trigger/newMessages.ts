@@ -64,6 +64,8 @@ export interface PollResult {
 
 interface Listing {
 	items: IDataObject[];
+	/** When this poll read it, in reads: a copy older than the page read before it may be stale. */
+	seq?: number;
 	/** `meta.total` when the server gives it as a number or a numeric string. */
 	total?: number;
 }
@@ -105,6 +107,9 @@ class Pages {
 
 	requests = 0;
 
+	/** Counts page reads, so a walk can tell a copy read before its previous page from one read after. */
+	private seq = 0;
+
 	constructor(
 		private readonly ctx: IPollFunctions,
 		private readonly qs: IDataObject,
@@ -138,6 +143,7 @@ class Pages {
 				'Nothing was emitted; the next poll tries again.',
 			);
 		}
+		listing.seq = ++this.seq;
 		this.read.set(number, listing);
 		return listing;
 	}
@@ -173,10 +179,14 @@ class Pages {
 		return { items: page.items, total };
 	}
 
-	/** Page `number` (read once per poll); undefined when the budget ran out. */
-	async get(number: number): Promise<Listing | undefined> {
+	/**
+	 * Page `number` (read once per poll, or again when the copy at hand was read before `after`, the
+	 * read of the page a walk saw last: items may have moved onto it since); undefined when the budget
+	 * ran out.
+	 */
+	async get(number: number, after = 0): Promise<Listing | undefined> {
 		const known = this.read.get(number);
-		if (known) return known;
+		if (known && (known.seq ?? 0) > after) return known;
 		return this.allowed() ? await this.fetch(number) : undefined;
 	}
 
@@ -295,8 +305,11 @@ async function walk(
 	let lastPageRead: number | undefined;
 	let lastItems: IDataObject[] | undefined;
 	let previousTotal: number | undefined;
+	let previousSeq = 0;
 	for (let number = start; number >= 1; number += order === 'newest' ? 1 : -1) {
-		const page = await pages.get(number);
+		// A page read before the previous one (while looking for the end) is read again: the list
+		// may have shifted between the two reads, past what the walk's own order guards against.
+		const page = await pages.get(number, previousSeq);
 		if (!page) return { end: 'time', lastPage: lastPageRead, lastItems };
 		if (page.items.length === 0) return { end: 'end', lastPage: lastPageRead, lastItems };
 		if (order === 'newest' && lastPageRead !== undefined) {
@@ -309,6 +322,7 @@ async function walk(
 			}
 		}
 		previousTotal = page.total;
+		previousSeq = page.seq ?? 0;
 		const items = order === 'newest' ? page.items : reversed(page.items);
 		for (const item of items) if (visit(item) === 'stop') return { end: 'stop' };
 		lastPageRead = number;
