@@ -11,13 +11,16 @@ export const MAX_REMEMBERED_IDS = 1000;
 export const MAX_STOP_IDS = 100;
 
 /**
+ * Ids an unfinished drain emitted last, to skip them when changes above its place move them below
+ * where the next poll starts reading (at most as many as left the list between two polls).
+ */
+export const MAX_DONE_IDS = 200;
+
+/**
  * Requests every poll may send whatever its budget says, so that each poll makes progress: enough
  * to find the end of the list and read one page of it.
  */
 export const MIN_REQUESTS_PER_POLL = 3;
-
-/** Pages read past the estimated place of an unfinished drain before giving up on finding it. */
-const ANCHOR_SEARCH_PAGES = 5;
 
 export type ListOrder = 'newest' | 'oldest';
 
@@ -31,6 +34,8 @@ export interface DrainState {
 	total?: number;
 	/** The newest ids known before the drain began: the drain ends at the first of them. */
 	stop: string[];
+	/** The ids this drain emitted last, most recent first (at most MAX_DONE_IDS). */
+	done?: string[];
 	/** The list order the drain reads in (guessed or known): a drain never changes direction. */
 	order: ListOrder;
 	/** Whether it emits everything down to the end of the list (Emit Existing), dated old or not. */
@@ -343,6 +348,7 @@ function cursor(
 	items: IDataObject[],
 	stop: string[],
 	all: boolean,
+	done: string[] = [],
 ): DrainState {
 	// The item read last is the oldest of the page: its last one newest first, its first oldest first.
 	const offset = (page - 1) * pages.perPage + (order === 'newest' ? items.length - 1 : 0);
@@ -351,6 +357,7 @@ function cursor(
 		offset,
 		total: pages.total,
 		stop: stop.slice(0, MAX_STOP_IDS),
+		done: done.slice(0, MAX_DONE_IDS),
 		order,
 		...(all ? { all } : {}),
 	};
@@ -441,12 +448,19 @@ async function learnOrder(
 }
 
 /**
- * Goes on with an unfinished drain: finds its anchor (new messages push it down a newest-first list
- * by about as many as the total grew; removals can only move it back towards the start), then reads
- * on towards the oldest end until the first id known before the drain began.
+ * Goes on with an unfinished drain, from a page at or before its anchor in reading order, towards
+ * the oldest end until the first id known before the drain began. What it passes on the way that is
+ * known already (read by this drain, or newer) is skipped, never a reason to stop: only the ids known
+ * before the drain mark its end.
+ *
+ * Oldest first (read backwards), new messages join after the anchor and removals only move it towards
+ * page 1: its old page is never past it. Newest first, new messages push it down and removals pull
+ * it up: it moved by at least the change of the total (it only gained what arrived, and lost at most
+ * what left), so its old place plus that change is never past it. Without a total, a page counts as
+ * not past it when it starts with a message known to be newer than the gap (one this drain or a later
+ * read took, or the anchor), else the page before it is tried.
  */
 async function continueDrain(
-	ctx: IPollFunctions,
 	pages: Pages,
 	drain: DrainState,
 	seen: Set<string>,
@@ -455,50 +469,32 @@ async function continueDrain(
 ): Promise<DrainState | undefined> {
 	const anchor = new Set(drain.anchor);
 	const stop = new Set(drain.stop);
-	let found = false;
-	let passed = 0;
-	if (drain.order === 'newest' && drain.total !== undefined && !(await pages.get(1))) return drain;
-	const grown =
-		drain.order === 'newest' && drain.total !== undefined && pages.total !== undefined
-			? Math.max(0, pages.total - drain.total)
-			: 0;
-	const start = pages.pageOf(drain.offset + grown);
+	const done = new Set(drain.done ?? []);
+	const newer = (id: string) => anchor.has(id) || done.has(id) || (seen.has(id) && !stop.has(id));
+	let start = pages.pageOf(drain.offset);
+	if (drain.order === 'newest') {
+		const first = await pages.get(1);
+		if (!first) return drain;
+		if (drain.total !== undefined && pages.total !== undefined) {
+			start = pages.pageOf(drain.offset + pages.total - drain.total);
+		} else {
+			for (; start > 1; start--) {
+				const page = await pages.get(start);
+				if (!page) return drain;
+				if (page.items.length > 0 && newer(idOf(page.items[0]))) break;
+			}
+		}
+	}
 	const result = await walk(pages, drain.order, start, (item) => {
 		const id = idOf(item);
-		if (!found) {
-			found = anchor.has(id);
-			// Past the drain's end, or too far: the anchor is not where it can be found.
-			if (!found && (stop.has(id) || ++passed > ANCHOR_SEARCH_PAGES * pages.perPage)) return 'stop';
-			return 'skip';
-		}
-		if (anchor.has(id) || taken.has(id)) return 'skip';
-		if (stop.has(id) || seen.has(id)) return 'stop';
+		if (stop.has(id)) return 'stop';
+		if (newer(id) || taken.has(id)) return 'skip';
 		taken.add(id);
 		into.push(item);
 		return 'take';
 	});
-	if (!found && result.end !== 'time') {
-		// The anchor is gone (all of it deleted, or moved further than a few pages): read on from the
-		// estimate rather than risk skipping anything.
-		ctx.logger.warn(
-			`Outreach Automation Trigger: could not find where the last poll stopped; reading on from page ${start}, skipping only messages it remembers`,
-		);
-		const retry = await walk(pages, drain.order, start, (item) => {
-			const id = idOf(item);
-			if (taken.has(id) || anchor.has(id)) return 'skip';
-			if (stop.has(id) || seen.has(id)) return 'stop';
-			taken.add(id);
-			into.push(item);
-			return 'take';
-		});
-		return retry.end === 'time' && retry.lastPage !== undefined
-			? cursor(pages, drain.order, retry.lastPage, retry.lastItems!, drain.stop, drain.all === true)
-			: retry.end === 'time'
-				? drain
-				: undefined;
-	}
 	if (result.end !== 'time') return undefined;
-	if (!found || result.lastPage === undefined) return drain;
+	if (result.lastPage === undefined) return drain;
 	return cursor(
 		pages,
 		drain.order,
@@ -506,6 +502,7 @@ async function continueDrain(
 		result.lastItems!,
 		drain.stop,
 		drain.all === true,
+		[...reversed(into.map(idOf)), ...(drain.done ?? [])],
 	);
 }
 
@@ -600,7 +597,7 @@ async function poll(
 
 	// An unfinished drain goes first: it holds the oldest messages not emitted yet.
 	if (state.drain) {
-		const drain = await continueDrain(ctx, pages, state.drain, seen, taken, drained);
+		const drain = await continueDrain(pages, state.drain, seen, taken, drained);
 		if (drain) {
 			const emitted = drain === state.drain ? [] : drained;
 			ctx.logger.debug(
@@ -639,7 +636,11 @@ async function poll(
 	const emit = [...reversed(drained), ...reversed(fresh)];
 	// Unknown order: both ends of a full read are kept, so the boundary is there whichever is newest.
 	const freshIds = fresh.map(idOf);
-	const ids = nextOrder || drain ? freshIds : bothEnds(freshIds);
+	// A finished drain's messages are remembered too: new ones it met above its place would
+	// otherwise look new to the next poll.
+	const drainedIds = drain ? [] : drained.map(idOf);
+	const ids =
+		nextOrder || drain ? [...freshIds, ...drainedIds] : bothEnds([...freshIds, ...drainedIds]);
 	return {
 		emit,
 		state: remember({ ...state, order: nextOrder }, ids, [...fresh, ...drained], pages, drain),
@@ -648,7 +649,7 @@ async function poll(
 	function done(): PollResult {
 		return {
 			emit: reversed(drained),
-			state: remember(state, [], drained, pages, undefined),
+			state: remember(state, drained.map(idOf), drained, pages, undefined),
 		};
 	}
 }
@@ -670,6 +671,7 @@ export function validState(raw: unknown): raw is TriggerState {
 			num(d.offset) &&
 			(d.total === undefined || num(d.total)) &&
 			strings(d.stop) &&
+			(d.done === undefined || strings(d.done)) &&
 			order(d.order)
 		);
 	};
