@@ -485,14 +485,30 @@ async function continueDrain(
 			}
 		}
 	}
+	// Unknown messages before the first known newer one arrived after the drain began: they sit
+	// above its place and are left to the read from the newest end, which meets them before any
+	// remembered id. Taken here, they would be emitted again if the drain ends in a later poll.
+	let placed = false;
+	const deferred: IDataObject[] = [];
+	const take = (item: IDataObject) => {
+		taken.add(idOf(item));
+		into.push(item);
+	};
 	const result = await walk(pages, drain.order, start, (item) => {
 		const id = idOf(item);
 		if (stop.has(id)) return 'stop';
-		if (newer(id) || taken.has(id)) return 'skip';
-		taken.add(id);
-		into.push(item);
+		if (newer(id)) {
+			placed = true;
+			return 'skip';
+		}
+		if (taken.has(id) || deferred.some((d) => idOf(d) === id)) return 'skip';
+		if (!placed) deferred.push(item);
+		else take(item);
 		return 'take';
 	});
+	// Nothing known met (all of it left the list): the deferred ones may be the gap itself; taken
+	// rather than risk losing them.
+	if (!placed) deferred.forEach(take);
 	if (result.end !== 'time') return undefined;
 	if (result.lastPage === undefined) return drain;
 	return cursor(
@@ -591,7 +607,8 @@ async function poll(
 	state: TriggerState,
 	all: boolean,
 ): Promise<PollResult | undefined> {
-	const seen = new Set(state.seen ?? []);
+	// What an unfinished drain emitted counts as known once it ends, for the read from the newest end.
+	const seen = new Set([...(state.seen ?? []), ...(state.drain?.done ?? [])]);
 	const taken = new Set<string>();
 	const drained: IDataObject[] = [];
 
@@ -638,7 +655,7 @@ async function poll(
 	const freshIds = fresh.map(idOf);
 	// A finished drain's messages are remembered too: new ones it met above its place would
 	// otherwise look new to the next poll.
-	const drainedIds = drain ? [] : drained.map(idOf);
+	const drainedIds = drain ? [] : [...(state.drain?.done ?? []), ...drained.map(idOf)];
 	const ids =
 		nextOrder || drain ? [...freshIds, ...drainedIds] : bothEnds([...freshIds, ...drainedIds]);
 	return {
