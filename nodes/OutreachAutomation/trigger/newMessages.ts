@@ -391,8 +391,15 @@ async function initialState(pages: Pages, base: TriggerState): Promise<PollResul
 		const lastNumber = await lastPage(pages, lastPageGuess(pages));
 		if (lastNumber === undefined) return undefined;
 		if (lastNumber > 1) {
-			const last = (await pages.get(lastNumber))!;
-			known = order === 'oldest' ? reversed(last.items) : [...reversed(last.items), ...first.items];
+			// A short last page is joined by the one before it: a boundary of one or two ids is soon
+			// gone (deleted, or out of a Status filter), and then old messages would look new.
+			let tail = (await pages.get(lastNumber))!.items;
+			if (tail.length < pages.perPage && lastNumber > 2) {
+				const before = await pages.get(lastNumber - 1);
+				if (!before) return undefined;
+				tail = [...before.items, ...tail];
+			}
+			known = order === 'oldest' ? reversed(tail) : [...reversed(tail), ...first.items];
 		}
 	}
 	return {
