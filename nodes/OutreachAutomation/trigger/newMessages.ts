@@ -314,16 +314,29 @@ async function walk(
 	for (let number = start; number >= 1; number += order === 'newest' ? 1 : -1) {
 		// A page read before the previous one (while looking for the end) is read again: the list
 		// may have shifted between the two reads, past what the walk's own order guards against.
-		const page = await pages.get(number, previousSeq);
+		let page = await pages.get(number, previousSeq);
 		if (!page) return { end: 'time', lastPage: lastPageRead, lastItems };
 		if (page.items.length === 0) return { end: 'end', lastPage: lastPageRead, lastItems };
 		if (order === 'newest' && lastPageRead !== undefined) {
-			const dropped =
-				page.total === undefined || previousTotal === undefined || page.total < previousTotal;
-			if (dropped) {
+			// The list shrank between the two reads: what moved up onto the page before is read there
+			// again. If that second read shows the list moved down again (this page's first item is
+			// not on it), what was skipped may be back on this page: it is read again too (a few
+			// rounds at most; only with a total, which tells when to start).
+			let before = previousTotal;
+			for (let round = 0; round < 3; round++) {
+				const dropped = page.total === undefined || before === undefined || page.total < before;
+				if (!dropped) break;
 				const again = await pages.reread(lastPageRead);
 				if (!again) return { end: 'time', lastPage: lastPageRead, lastItems };
 				for (const item of again.items) if (visit(item) === 'stop') return { end: 'stop' };
+				// Without the first item of this page on it, the list moved down again in between.
+				const first = page.items[0];
+				const moved = first !== undefined && !again.items.some((i) => idOf(i) === idOf(first));
+				if (again.total === undefined || page.total === undefined || !moved) break;
+				const next = await pages.reread(number);
+				if (!next) return { end: 'time', lastPage: lastPageRead, lastItems: again.items };
+				before = again.total;
+				page = next;
 			}
 		}
 		previousTotal = page.total;
