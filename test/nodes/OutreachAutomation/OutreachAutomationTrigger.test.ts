@@ -90,9 +90,12 @@ describe.each(VARIANTS)(
 			const poll = await pollCounting(h);
 			expect(poll.ids).toEqual(inserted);
 			expect(new Set(poll.ids).size).toBe(250);
-			// 280 messages = 3 pages of 100, each read once.
+			// 280 messages = 3 pages of 100. A page first read while looking for the far end (oldest
+			// first, or the order still to learn) is read once more when the walk reaches it: the list
+			// may have shifted in between.
+			const reads = order === 'newest' && timestamps ? 3 : 4;
 			expect(poll.requests.map((r) => [r.path, r.query.per_page])).toEqual(
-				Array(3).fill(['/api/v1/messages', '100']),
+				Array(reads).fill(['/api/v1/messages', '100']),
 			);
 			expect(new Set(poll.requests.map((r) => r.query.page)).size).toBe(3);
 			const idle = await pollCounting(h);
@@ -307,7 +310,9 @@ describe.each(VARIANTS)(
 			const h = trigger({ options: { emitExisting: true } });
 			const first = await pollCounting(h);
 			expect(first.ids).toEqual(allIds());
-			expect(first.requests).toHaveLength(12);
+			// 12 pages, and oldest first page 1 once more: read first to tell the order, it is stale
+			// by the time the walk from the last page reaches it.
+			expect(first.requests).toHaveLength(order === 'oldest' ? 13 : 12);
 			const idle = await pollCounting(h);
 			expect(idle.ids).toEqual([]);
 			expect(idle.requests.length).toBeLessThanOrEqual(2);
@@ -353,8 +358,9 @@ describe.each(VARIANTS)(
 				const { ids: inserted } = sandbox.insertMessages({ count: 1000 });
 				const poll = await pollCounting(h);
 				expect(poll.ids).toEqual(inserted);
-				// 1,000 new messages = 10 pages, plus the page holding the boundary when the pages do not line up.
-				expect(poll.requests.length).toBeLessThanOrEqual(11);
+				// 1,000 new messages = 10 pages, plus the page holding the boundary when the pages do not line
+				// up, read again when it was first read while looking for the far end.
+				expect(poll.requests.length).toBeLessThanOrEqual(12);
 				emitted += poll.ids.length;
 				poll.ids.forEach((id) => distinct.add(id));
 			}
@@ -379,9 +385,14 @@ describe.each(VARIANTS)(
 			expect(poll.ids).toEqual(inserted);
 			// 160 messages in pages of 50, each read at most once: newest first stops on page 3 (the 30 old
 			// ones start at #131), unless the order is still to be learned from the far end (no timestamps);
-			// oldest first reads the old last page 1, then 4, 3, 2. It still asks for 100.
-			expect(poll.requests).toHaveLength(order === 'newest' && timestamps ? 3 : 4);
-			expect(new Set(poll.requests.map((r) => r.query.page)).size).toBe(poll.requests.length);
+			// oldest first reads the old last page 1, then 4, 3, 2, and 1 again (its first copy predates
+			// pages 4 to 2). It still asks for 100.
+			expect(poll.requests).toHaveLength(
+				order === 'newest' && timestamps ? 3 : order === 'newest' ? 4 : 5,
+			);
+			expect(new Set(poll.requests.map((r) => r.query.page)).size).toBe(
+				order === 'newest' && timestamps ? 3 : 4,
+			);
 			expect(poll.requests.every((r) => r.query.per_page === '100')).toBe(true);
 			expect(h.state()).toMatchObject({ perPage: 50, total: 160 });
 			expect((await pollCounting(h)).requests).toHaveLength(1);
