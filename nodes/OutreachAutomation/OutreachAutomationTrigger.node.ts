@@ -11,9 +11,18 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { messageFilterOptions, messageFilterQuery } from './shared/messageFilters';
 import { unwrapLocators } from './shared/parameters';
 import { searchCampaigns, searchLeads } from './listSearch/search';
+import { normalizeBaseUrl } from './transport/baseUrl';
+import { CREDENTIAL_TYPE } from './transport/constants';
+import { windowKey } from './transport/rateLimit';
 import type { TriggerState } from './trigger/newMessages';
-import { newestMessage, pollNewMessages } from './trigger/newMessages';
+import { newestMessage, pollNewMessages, validState } from './trigger/newMessages';
 import { redactedFailure, redactValue } from './transport/redact';
+
+/**
+ * The time one poll may take where n8n does not say (n8n 1.x has no poll budget): under a minute,
+ * the shortest poll interval, so polls do not pile up; a longer backlog is drained over several.
+ */
+export const DEFAULT_POLL_BUDGET_MS = 50_000;
 
 export class OutreachAutomationTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -96,18 +105,40 @@ export class OutreachAutomationTrigger implements INodeType {
 
 		// Changing the filters starts afresh: the memory belongs to one set of filters.
 		const filterKey = createHash('sha256').update(JSON.stringify(qs)).digest('hex').slice(0, 16);
+		// ... and to one account: Base URL and a hash of the key (never the key itself).
+		const credentials = await this.getCredentials(CREDENTIAL_TYPE);
+		const account = windowKey(
+			normalizeBaseUrl(credentials.baseUrl),
+			String(credentials.apiKey ?? '').trim(),
+		).slice(0, 16);
+
 		const pollFunctions = this as IPollFunctions & { getPollBudgetMs?: () => number | undefined };
 		const budget =
 			typeof pollFunctions.getPollBudgetMs === 'function'
 				? pollFunctions.getPollBudgetMs()
-				: undefined;
-		const budgetEnds = typeof budget === 'number' && budget > 0 ? Date.now() + budget : undefined;
+				: DEFAULT_POLL_BUDGET_MS;
+		const budgetEnds =
+			typeof budget === 'number' && budget > 0
+				? Date.now() + budget
+				: Date.now() + DEFAULT_POLL_BUDGET_MS;
+
+		let previous: TriggerState = staticData;
+		if (!validState(staticData)) {
+			this.logger.warn(
+				'Outreach Automation Trigger: the saved trigger state is not readable; starting afresh as on first activation',
+			);
+			previous = {};
+		} else if (staticData.account !== undefined && staticData.account !== account) {
+			this.logger.info(
+				'Outreach Automation Trigger: the credential now points to another account (Base URL or API key changed); starting afresh as on first activation',
+			);
+		}
 
 		const { emit, state } = await pollNewMessages(
 			this,
 			qs,
-			filterKey,
-			{ ...staticData, seen: [...((staticData.seen as string[]) ?? [])] },
+			{ filterKey, account },
+			JSON.parse(JSON.stringify(previous)) as TriggerState,
 			options.emitExisting === true,
 			budgetEnds,
 		);

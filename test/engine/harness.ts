@@ -255,7 +255,7 @@ export class TriggerHarness {
 
 	readonly node: INode;
 
-	private readonly data: IWorkflowExecuteAdditionalData;
+	private data: IWorkflowExecuteAdditionalData;
 
 	constructor(credentials: Credentials, parameters: INodeParameters = {}) {
 		this.node = {
@@ -289,6 +289,11 @@ export class TriggerHarness {
 		);
 		const result = await nodeTypeList.outreachAutomationTrigger.poll!.call(ctx);
 		return result ? result[0].map((item) => item.json) : [];
+	}
+
+	/** Points the credential elsewhere (another key or Base URL), as a user editing it would. */
+	useCredentials(credentials: Credentials): void {
+		this.data = additionalData(credentials, { id: 'wf-trigger' } as IWorkflowBase, 'trigger');
 	}
 
 	/** The trigger node's static data, as n8n would save it. */

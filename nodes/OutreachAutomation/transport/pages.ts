@@ -3,7 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { LARGE_PAGE_SIZE, MAX_PAGE_REQUESTS, MAX_PAGE_SIZE } from './constants';
 import { listTooLongError, pagingIgnoredError } from './errors';
-import type { ApiRequest, RequestContext } from './request';
+import type { ApiRequest, PageMeta, RequestContext } from './request';
 import { apiRequest, windowKeyOf } from './request';
 
 /** One page of a list endpoint, as the walker read it. */
@@ -19,6 +19,8 @@ export interface Page {
 	total?: number;
 	/** Whether no page follows this one. */
 	last: boolean;
+	/** `meta` as the server sent it, for callers that read it their own way. */
+	meta?: PageMeta;
 }
 
 /**
@@ -112,6 +114,7 @@ export class PageWalker {
 			perPage,
 			total,
 			last: isLastPage(number, items.length, perPage, total),
+			meta,
 		};
 		this.read.set(number, page);
 		return page;

@@ -2,13 +2,13 @@
  * The polling trigger, run by n8n's own PollContext against the sandbox over real HTTP, in both list
  * orders and with and without timestamps. Everything is asserted by ids and request counts, never by time.
  */
-import type { IDataObject, INodeParameters, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { OutreachAutomationTrigger } from '../../../nodes/OutreachAutomation/OutreachAutomationTrigger.node';
 import { MAX_REMEMBERED_IDS } from '../../../nodes/OutreachAutomation/trigger/newMessages';
 import { TriggerHarness } from '../../engine/harness';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { VARIANTS, withPollBudget } from './trigger/budget';
 
 const KEY = 'trigger-key-5d1c';
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -17,29 +17,6 @@ const SEED = { leads: 20, campaigns: 3, messages: 30 };
 /** The sandbox's own timestamp precision: whole seconds. */
 const thisSecond = () => `${new Date().toISOString().slice(0, 19)}Z`;
 const ids = (items: IDataObject[]) => items.map((item) => item.id as string);
-
-/** Runs `poll` with n8n's poll budget (getPollBudgetMs, n8n 2.41+) set to `ms`. */
-async function withPollBudget<T>(ms: number, poll: () => Promise<T>): Promise<T> {
-	const original = OutreachAutomationTrigger.prototype.poll;
-	const spy = jest
-		.spyOn(OutreachAutomationTrigger.prototype, 'poll')
-		.mockImplementation(async function (this: IPollFunctions) {
-			this.getPollBudgetMs = () => ms;
-			return await original.call(this);
-		});
-	try {
-		return await poll();
-	} finally {
-		spy.mockRestore();
-	}
-}
-
-const VARIANTS = [
-	{ order: 'newest', timestamps: true },
-	{ order: 'newest', timestamps: false },
-	{ order: 'oldest', timestamps: true },
-	{ order: 'oldest', timestamps: false },
-] as const;
 
 describe.each(VARIANTS)(
 	'Outreach Automation Trigger, list $order first, timestamps: $timestamps',
@@ -113,9 +90,12 @@ describe.each(VARIANTS)(
 			const poll = await pollCounting(h);
 			expect(poll.ids).toEqual(inserted);
 			expect(new Set(poll.ids).size).toBe(250);
-			// 280 messages = 3 pages of 100, each read once.
+			// 280 messages = 3 pages of 100. A page first read while looking for the far end (oldest
+			// first, or the order still to learn) is read once more when the walk reaches it: the list
+			// may have shifted in between.
+			const reads = order === 'newest' && timestamps ? 3 : 4;
 			expect(poll.requests.map((r) => [r.path, r.query.per_page])).toEqual(
-				Array(3).fill(['/api/v1/messages', '100']),
+				Array(reads).fill(['/api/v1/messages', '100']),
 			);
 			expect(new Set(poll.requests.map((r) => r.query.page)).size).toBe(3);
 			const idle = await pollCounting(h);
@@ -192,19 +172,32 @@ describe.each(VARIANTS)(
 			expect(await h.poll()).toEqual([]);
 		});
 
-		it("a poll that runs out of n8n's poll budget mid-way emits nothing and moves no state; the next one catches up", async () => {
+		it("a backlog longer than n8n's poll budget is drained over several polls: each message once, oldest first within each poll", async () => {
 			const h = trigger();
 			await activate(h);
-			const { ids: inserted } = sandbox.insertMessages({ count: 250 });
-			const before = h.state();
-			// Every answer takes 20 ms and the budget is 1 ms: only the first request goes out.
+			const { ids: inserted } = sandbox.insertMessages({ count: 950 });
+			// Every answer takes 20 ms and the budget is 1 ms: each poll gets its minimum of requests.
 			sandbox.config({ latencyMs: 20 });
 			const since = sent();
-			expect(await withPollBudget(1, async () => await h.poll())).toEqual([]);
-			expect(sentSince(since)).toHaveLength(1);
-			expect(h.state()).toEqual(before);
+			const emitted: string[] = [];
+			let polls = 0;
+			while (emitted.length < inserted.length && polls < 40) {
+				const batch = ids(await withPollBudget(1, async () => await h.poll()));
+				polls++;
+				// Within each poll, oldest first.
+				expect(batch).toEqual([...batch].sort((a, b) => inserted.indexOf(a) - inserted.indexOf(b)));
+				emitted.push(...batch);
+			}
 			sandbox.config({ latencyMs: 0 });
-			expect((await pollCounting(h)).ids).toEqual(inserted);
+			expect(new Set(emitted).size).toBe(emitted.length);
+			expect([...emitted].sort()).toEqual([...inserted].sort());
+			expect(polls).toBeGreaterThan(1);
+			// Never starting over: about one request per page of the backlog, plus a little per poll.
+			expect(sentSince(since).length).toBeLessThanOrEqual(Math.ceil(980 / 100) + 2 * polls + 2);
+			expect(h.state().drain).toBeUndefined();
+			const idle = await pollCounting(h);
+			expect(idle.ids).toEqual([]);
+			expect(idle.requests).toHaveLength(1);
 		});
 
 		it('messages arriving while a poll pages through the list are each emitted once', async () => {
@@ -317,7 +310,9 @@ describe.each(VARIANTS)(
 			const h = trigger({ options: { emitExisting: true } });
 			const first = await pollCounting(h);
 			expect(first.ids).toEqual(allIds());
-			expect(first.requests).toHaveLength(12);
+			// 12 pages, and oldest first page 1 once more: read first to tell the order, it is stale
+			// by the time the walk from the last page reaches it.
+			expect(first.requests).toHaveLength(order === 'oldest' ? 13 : 12);
 			const idle = await pollCounting(h);
 			expect(idle.ids).toEqual([]);
 			expect(idle.requests.length).toBeLessThanOrEqual(2);
@@ -363,8 +358,9 @@ describe.each(VARIANTS)(
 				const { ids: inserted } = sandbox.insertMessages({ count: 1000 });
 				const poll = await pollCounting(h);
 				expect(poll.ids).toEqual(inserted);
-				// 1,000 new messages = 10 pages, plus the page holding the boundary when the pages do not line up.
-				expect(poll.requests.length).toBeLessThanOrEqual(11);
+				// 1,000 new messages = 10 pages, plus the page holding the boundary when the pages do not line
+				// up, read again when it was first read while looking for the far end.
+				expect(poll.requests.length).toBeLessThanOrEqual(12);
 				emitted += poll.ids.length;
 				poll.ids.forEach((id) => distinct.add(id));
 			}
@@ -389,9 +385,14 @@ describe.each(VARIANTS)(
 			expect(poll.ids).toEqual(inserted);
 			// 160 messages in pages of 50, each read at most once: newest first stops on page 3 (the 30 old
 			// ones start at #131), unless the order is still to be learned from the far end (no timestamps);
-			// oldest first reads the old last page 1, then 4, 3, 2. It still asks for 100.
-			expect(poll.requests).toHaveLength(order === 'newest' && timestamps ? 3 : 4);
-			expect(new Set(poll.requests.map((r) => r.query.page)).size).toBe(poll.requests.length);
+			// oldest first reads the old last page 1, then 4, 3, 2, and 1 again (its first copy predates
+			// pages 4 to 2). It still asks for 100.
+			expect(poll.requests).toHaveLength(
+				order === 'newest' && timestamps ? 3 : order === 'newest' ? 4 : 5,
+			);
+			expect(new Set(poll.requests.map((r) => r.query.page)).size).toBe(
+				order === 'newest' && timestamps ? 3 : 4,
+			);
 			expect(poll.requests.every((r) => r.query.per_page === '100')).toBe(true);
 			expect(h.state()).toMatchObject({ perPage: 50, total: 160 });
 			expect((await pollCounting(h)).requests).toHaveLength(1);
