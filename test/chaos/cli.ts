@@ -6,9 +6,9 @@
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 require('../setup-env');
 
-const extensions = require.extensions;
+const extensions = require.extensions as Record<string, unknown>;
 const json = extensions['.json'];
-delete extensions['.json'];
+Reflect.deleteProperty(extensions, '.json');
 extensions['.json'] = json;
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
