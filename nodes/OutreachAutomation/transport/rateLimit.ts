@@ -52,8 +52,13 @@ export interface RateLimitHeaders {
 	retryAt?: number;
 }
 
-/** HTTP dates carry whole seconds, usually truncated: up to 1 s early. */
-const HTTP_DATE = /[a-z]/i;
+/**
+ * Whole seconds (an HTTP date, integer epoch seconds or seconds to wait): the server may have rounded
+ * down, so the reset can be up to a second later than said. Epoch milliseconds and fractions are exact.
+ */
+function wholeSeconds(value: string): boolean {
+	return /[a-z]/i.test(value) || (/^\d+$/.test(value) && Number(value) < 1e12);
+}
 
 /** A server clock this far from ours is skewed; below it, the `Date` header's 1-s resolution is noise. */
 const SKEW_TOLERANCE_MS = 2000;
@@ -80,18 +85,21 @@ export function readRateLimitHeaders(headers: HeaderBag, now = Date.now()): Rate
 	const remaining =
 		remainingRaw !== undefined && /^\d+$/.test(remainingRaw) ? Number(remainingRaw) : undefined;
 	const offset = serverClockOffset(headers, now);
-	const at = (value: string | undefined, parse: typeof parseResetHeader) => {
+	const at = (value: string | undefined, parse: typeof parseResetHeader, coarse: boolean) => {
 		let instant = parse(value, now);
 		if (instant === undefined || value === undefined) return undefined;
 		if (absolute(value)) instant -= offset;
-		// Truncated to the second: waiting one more second costs less than a 429.
-		if (HTTP_DATE.test(value)) instant += 1000;
+		// Possibly rounded down: waiting one more second costs less than a 429.
+		if (coarse && wholeSeconds(value)) instant += 1000;
 		return instant;
 	};
+	const retryAfter = header(headers, 'retry-after');
 	return {
 		remaining,
-		resetAt: at(header(headers, 'x-ratelimit-reset'), parseResetHeader),
-		retryAt: at(header(headers, 'retry-after'), parseRetryAfter),
+		resetAt: at(header(headers, 'x-ratelimit-reset'), parseResetHeader, true),
+		// Retry-After in seconds follows the rest of a 429's pacing (a second more per 429 would
+		// slow the headerless estimate); as an HTTP date it is absolute and may be truncated.
+		retryAt: at(retryAfter, parseRetryAfter, retryAfter !== undefined && /[a-z]/i.test(retryAfter)),
 	};
 }
 
@@ -143,6 +151,12 @@ class Window {
 	spanSent = 0;
 	spanPassed = 0;
 	spanLimited = false;
+	/**
+	 * Whether a span is running. A span opens with its first request (as the server's window opens
+	 * with the first request it counts), never at a nominal time: a span opened early drifts ahead of
+	 * the server's window and runs into it.
+	 */
+	spanOpen = false;
 	lastUsed = 0;
 	private waiters: Array<() => void> = [];
 
@@ -150,14 +164,32 @@ class Window {
 		return this.inFlight.size === 0 && this.waiters.length === 0 && !this.probing;
 	}
 
-	/** A 429 without rate-limit headers: what passed in this span is the budget; the span ends at `until`. */
+	/**
+	 * A 429 without rate-limit headers: what passed in this span is the budget, the span lasts until
+	 * `until`, and the next one opens with the first request after it. Later 429s of the same burst
+	 * only push that back (they say nothing about the span's length).
+	 */
 	learn(until: number) {
-		if (this.spanPassed > 0) this.budget = this.spanPassed;
-		this.spanMs = Math.max(1000, until - this.spanStart);
-		this.spanStart = until;
+		if (this.spanOpen) {
+			if (this.spanPassed > 0) this.budget = this.spanPassed;
+			this.spanMs = Math.max(1000, until - this.spanStart);
+			this.spanOpen = false;
+		}
+		this.spanStart = Math.max(this.spanStart, until);
 		this.spanSent = 0;
 		this.spanPassed = 0;
 		this.spanLimited = true;
+	}
+
+	/** Opens a span with the request about to be sent; after a clean full span the estimate may be low. */
+	openSpan(now: number) {
+		if (this.spanOpen && !this.spanLimited && this.spanSent >= this.budget)
+			this.budget += Math.max(1, Math.floor(this.budget / 10));
+		this.spanStart = now;
+		this.spanSent = 0;
+		this.spanPassed = 0;
+		this.spanLimited = false;
+		this.spanOpen = true;
 	}
 
 	wake() {
@@ -267,15 +299,8 @@ export async function acquireSlot(key: string, signal?: AbortSignal): Promise<Sl
 			continue;
 		}
 		if (window.unpaced) {
-			if (now >= window.spanStart + window.spanMs) {
-				// A full span without a 429: the estimate may be low.
-				if (!window.spanLimited && window.spanSent >= window.budget)
-					window.budget += Math.max(1, Math.floor(window.budget / 10));
-				window.spanStart = now;
-				window.spanSent = 0;
-				window.spanPassed = 0;
-				window.spanLimited = false;
-			}
+			const spanEnd = window.spanOpen ? window.spanStart + window.spanMs : window.spanStart;
+			if (now >= spanEnd) window.openSpan(now);
 			if (window.spanSent < window.budget) {
 				window.spanSent++;
 				return window.send(false);
@@ -283,7 +308,8 @@ export async function acquireSlot(key: string, signal?: AbortSignal): Promise<Sl
 			const until = window.spanStart + window.spanMs;
 			if (until - now > MAX_SINGLE_WAIT_MS)
 				return { probe: false, epoch: window.epoch, tooLongUntil: until };
-			await pause(until - now, signal);
+			// In steps: a 429 may meanwhile teach a shorter span than the one assumed.
+			await pause(Math.min(until - now, 1000), signal);
 			continue;
 		}
 		if (window.remaining === undefined) {
@@ -323,7 +349,7 @@ export function releaseSlot(
 			const answered = status === undefined || (status < 500 && status !== 429);
 			if (slot.probe && answered && !window.unpaced) {
 				window.unpaced = true;
-				window.spanStart = now;
+				window.openSpan(now);
 				window.spanSent = 1;
 				window.spanPassed = 1;
 			}
@@ -360,7 +386,7 @@ export function cancelSlot(key: string, slot: Slot): void {
 /** A 429 says the window is spent until `until`: every request of this key waits for it. */
 export function markExhausted(key: string, until: number): void {
 	const window = windowFor(key);
-	if (window.unpaced && until > window.spanStart) window.learn(until);
+	if (window.unpaced) window.learn(until);
 	window.remaining = 0;
 	window.resetAt = Math.max(window.resetAt ?? 0, until);
 }

@@ -42,9 +42,18 @@ describe('rate-limit headers', () => {
 			),
 		).toEqual({
 			remaining: 7,
-			resetAt: NOW + 12_000,
+			// Whole seconds to wait may be rounded down: one more second.
+			resetAt: NOW + 13_000,
 			retryAt: NOW + 2000,
 		});
+	});
+
+	it('a reset in whole seconds (epoch seconds, HTTP date) is read a second later; epoch ms exactly', () => {
+		const at = (reset: string) => readRateLimitHeaders({ 'x-ratelimit-reset': reset }, NOW).resetAt;
+		expect(at(String(NOW / 1000 + 12))).toBe(NOW + 13_000);
+		expect(at(new Date(NOW + 12_000).toUTCString())).toBe(NOW + 13_000);
+		expect(at(String(NOW + 12_000))).toBe(NOW + 12_000);
+		expect(at('12.5')).toBe(NOW + 12_500);
 	});
 });
 
