@@ -160,7 +160,9 @@ describe('in the editor', () => {
 		await modal.getByText('Couldn’t connect with these settings').waitFor();
 		await modal.getByText('More details').click();
 		await modal
-			.getByText('The API key was refused (HTTP 401). Check that it is complete and still valid.')
+			.getByText(
+				/^The API key was refused \(HTTP 401\)\. Check that it is complete and still valid/,
+			)
 			.waitFor();
 		// The key the user typed is never shown back.
 		expect(await modal.innerText()).not.toContain('not-the-right-key');
