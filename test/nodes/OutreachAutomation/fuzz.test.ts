@@ -5,7 +5,12 @@
  * On Fail. Counted: uncaught errors, requests outside the operation's endpoint (the sandbox's log),
  * refusals that do not name a field. FUZZ_SEED / FUZZ_CASES change the seed and the case count.
  */
-import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeParameters,
+	NodeParameterValueType,
+} from 'n8n-workflow';
 
 import { runNode, TriggerHarness } from '../../engine/harness';
 import { Random } from '../../sandbox/random';
@@ -412,7 +417,10 @@ describe(`fuzz: hostile values into every parameter (seed ${SEED})`, () => {
 			}
 			const trigger = new TriggerHarness(
 				{ baseUrl: sandbox.url, apiKey: KEY },
-				{ filters, options: { emitExisting: random.chance(0.5) } },
+				{
+					filters: filters as NodeParameterValueType,
+					options: { emitExisting: random.chance(0.5) },
+				},
 			);
 			tally.cases++;
 			try {

@@ -72,7 +72,7 @@ describe('the shared window', () => {
 	beforeEach(() => resetRateLimitState());
 
 	it('a new window starts with one probe; the others wait for its headers', async () => {
-		const first = await acquireSlot('w1');
+		const first = (await acquireSlot('w1'))!;
 		expect(first.probe).toBe(true);
 		const second = acquireSlot('w1');
 		expect(
@@ -82,16 +82,16 @@ describe('the shared window', () => {
 			]),
 		).toBe('waiting');
 		releaseSlot('w1', first, headers(5, Date.now() + 60_000));
-		expect((await second).probe).toBe(false);
+		expect((await second)!.probe).toBe(false);
 	});
 
 	it('counts unanswered requests of the old window against the new one, and ignores their stale headers', async () => {
-		const probe = await acquireSlot('w2');
+		const probe = (await acquireSlot('w2'))!;
 		releaseSlot('w2', probe, headers(2, Date.now() + 30));
-		const a = await acquireSlot('w2');
-		const b = await acquireSlot('w2');
+		const a = (await acquireSlot('w2'))!;
+		const b = (await acquireSlot('w2'))!;
 		// The window resets while a and b are still unanswered: the next request probes the new window.
-		const probe2 = await acquireSlot('w2');
+		const probe2 = (await acquireSlot('w2'))!;
 		expect(probe2.probe).toBe(true);
 		releaseSlot('w2', probe2, headers(10, Date.now() + 60_000));
 		// a and b may land in the new window: 10 - 2 left. Their answers say "0 left" of the old one.
@@ -103,9 +103,9 @@ describe('the shared window', () => {
 	});
 
 	it('a slot given back unused (input refused before sending) is free for the next request', async () => {
-		const probe = await acquireSlot('w3');
+		const probe = (await acquireSlot('w3'))!;
 		releaseSlot('w3', probe, headers(1, Date.now() + 60_000));
-		const refused = await acquireSlot('w3');
+		const refused = (await acquireSlot('w3'))!;
 		expect(await grantsNow('w3')).toBe(false);
 		cancelSlot('w3', refused);
 		expect(await grantsNow('w3')).toBe(true);
