@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { filtersCollection } from './shared/filters';
 import { messageFilterOptions, messageFilterQuery } from './shared/messageFilters';
 import { unwrapLocators } from './shared/parameters';
 import { searchCampaigns, searchLeads } from './listSearch/search';
@@ -41,14 +42,7 @@ export class OutreachAutomationTrigger implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'outreachAutomationApi', required: true }],
 		properties: [
-			{
-				displayName: 'Filters',
-				name: 'filters',
-				type: 'collection',
-				placeholder: 'Add Filter',
-				default: {},
-				options: messageFilterOptions('received'),
-			},
+			filtersCollection(messageFilterOptions('received')),
 			{
 				displayName: 'Options',
 				name: 'options',

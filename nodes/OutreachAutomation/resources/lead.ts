@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
 
+import { filtersCollection } from '../shared/filters';
 import { locator } from '../shared/locator';
 import { assignFilled, invalid, isPrototypeKey, param } from '../shared/parameters';
 import { defineResource } from './table';
@@ -188,29 +189,22 @@ const updateFields: INodeProperties = {
 	options: [...leadFields, ...moreLeadFields],
 };
 
-const listFilters: INodeProperties = {
-	displayName: 'Filters',
-	name: 'filters',
-	type: 'collection',
-	placeholder: 'Add Filter',
-	default: {},
-	options: [
-		locator({
-			name: 'campaignId',
-			displayName: 'Campaign',
-			kind: 'campaign',
-			description: 'Only leads of this campaign',
-		}),
-		{
-			displayName: 'Search',
-			name: 'search',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. Acme',
-			description: 'Text to look for in name, company and title',
-		},
-	],
-};
+const listFilters = filtersCollection([
+	locator({
+		name: 'campaignId',
+		displayName: 'Campaign',
+		kind: 'campaign',
+		description: 'Only leads of this campaign',
+	}),
+	{
+		displayName: 'Search',
+		name: 'search',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. Acme',
+		description: 'Text to look for in name, company and title',
+	},
+]);
 
 export const lead = defineResource({
 	value: 'lead',

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
 
+import { filtersCollection } from '../shared/filters';
 import { locator } from '../shared/locator';
 import { messageFilterOptions, messageFilterQuery } from '../shared/messageFilters';
 import { invalid, param, requiredId } from '../shared/parameters';
@@ -45,14 +46,7 @@ const messageIdField: INodeProperties = {
 	placeholder: 'e.g. msg_1a2b3c',
 };
 
-const listFilters: INodeProperties = {
-	displayName: 'Filters',
-	name: 'filters',
-	type: 'collection',
-	placeholder: 'Add Filter',
-	default: {},
-	options: messageFilterOptions('replied'),
-};
+const listFilters = filtersCollection(messageFilterOptions('replied'));
 
 export const message = defineResource({
 	value: 'message',
