@@ -17,4 +17,7 @@ module.exports = {
 	maxWorkers: 1,
 	// The request log and n8n's log are the useful output; keep console output unadorned.
 	verbose: true,
+	// The environment kills every process the suite started at teardown; a handle left open after a failed
+	// test (a socket, a poll loop) must end the run, not keep CI waiting until its time limit.
+	forceExit: true,
 };

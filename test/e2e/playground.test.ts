@@ -87,19 +87,22 @@ test(
 			dev!.once('exit', (code) => resolve(code)),
 		);
 
-		// Bounded wait for the banner; the timer is cleared so jest does not wait for it afterwards.
+		// Bounded wait for the banner. Whichever way it ends, the watch loop and the timer stop too: a
+		// loop left polling after a failed start kept jest (and so CI) from ever exiting.
 		let giveUp: NodeJS.Timeout | undefined;
+		let settled = false;
 		const ready = await Promise.race([
 			(async () => {
-				while (!output.includes('playground is running'))
+				while (!settled && !output.includes('playground is running'))
 					await new Promise((r) => setTimeout(r, 250));
-				return true;
+				return !settled;
 			})(),
 			exited.then(() => false),
 			new Promise<false>((resolve) => {
 				giveUp = setTimeout(() => resolve(false), 240_000);
 			}),
 		]);
+		settled = true;
 		clearTimeout(giveUp);
 		if (!ready) throw new Error(`npm run dev did not come up:\n${output.slice(-4000)}`);
 		expect(output).toContain(`http://127.0.0.1:${port}`);

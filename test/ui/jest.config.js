@@ -17,4 +17,7 @@ module.exports = {
 	testTimeout: 600_000,
 	maxWorkers: 1,
 	verbose: true,
+	// The environment kills every process the suite started at teardown; a handle left open after a failed
+	// test (a socket, a poll loop) must end the run, not keep CI waiting until its time limit.
+	forceExit: true,
 };
