@@ -1,8 +1,15 @@
-import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { searchCampaigns, searchLeads } from './listSearch/search';
 import { resourceProperties } from './resources';
-import { checkRoutingContract, routeOperation } from './routing/route';
+import { requestOptionsProperty } from './routing/requestOptions';
+import { checkRoutingContract, executeOperation } from './routing/route';
 
 export class OutreachAutomation implements INodeType {
 	description: INodeTypeDescription = {
@@ -18,19 +25,19 @@ export class OutreachAutomation implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'outreachAutomationApi', required: true }],
-		// Every operation is handed to routeOperation, which builds its request from the resource's
-		// operation table. No requestDefaults: RoutingNode would evaluate an expression baseURL twice
-		// per input item before the first request, and nothing would read it.
-		requestOperations: { pagination: routeOperation },
-		properties: resourceProperties(),
+		properties: [...resourceProperties(), requestOptionsProperty],
 	};
 
 	constructor() {
-		// Declarative routing the router would ignore fails here, when n8n loads the node.
+		// Declarative routing that execute() would ignore fails here, when n8n loads the node.
 		checkRoutingContract(this.description);
 	}
 
 	methods = {
 		listSearch: { searchLeads, searchCampaigns },
 	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await executeOperation.call(this);
+	}
 }

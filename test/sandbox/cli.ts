@@ -52,6 +52,12 @@ const FLAGS: Flag[] = [
 		kind: 'int',
 		help: 'larger per_page values are clamped to this',
 	},
+	{
+		name: 'fixed-per-page',
+		key: 'fixedPerPage',
+		kind: 'int',
+		help: 'serve this many per page whatever per_page asks (0: off)',
+	},
 	{ name: 'order', key: 'order', kind: 'string', help: 'list order: newest | oldest' },
 	{
 		name: 'reset-format',

@@ -242,6 +242,8 @@ export const ConfigSchema = z
 		rateLimit: positiveInt,
 		windowMs: positiveInt,
 		maxPerPage: positiveInt,
+		/** Serve this many per page whatever per_page asks (0: off), as a server with one fixed page size. */
+		fixedPerPage: nonNegativeInt(),
 		order: z.enum(LIST_ORDERS),
 		resetFormat: z.enum(RESET_FORMATS),
 		timestamps: z.boolean(),
@@ -278,6 +280,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
 	rateLimit: 100,
 	windowMs: 60_000,
 	maxPerPage: 100,
+	fixedPerPage: 0,
 	order: 'newest',
 	resetFormat: 'epoch-s',
 	timestamps: true,

@@ -1,4 +1,5 @@
-import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { ItemParameters } from '../shared/parameters';
 
 import { locator } from '../shared/locator';
 import { assignFilled, invalid, param, prototypeKey, text } from '../shared/parameters';
@@ -11,7 +12,7 @@ const NOTE_HINT =
 	'Sent as written: the service puts each lead\'s first name in place of {{firstName}}. In an expression, write {{ "{{" }}firstName}} to keep it literal.';
 
 /** The step builder's entries, in the order the user sorted them, as the API's steps. */
-function builtSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
+function builtSteps(ctx: ItemParameters): IDataObject[] {
 	const entries = (param<IDataObject>(ctx, 'steps', {}).step ?? []) as IDataObject[];
 	return entries.map((entry, index) => {
 		const position = `Steps: step ${index + 1}`;
@@ -34,7 +35,7 @@ function builtSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
 }
 
 /** Raw JSON steps, for step types the builder does not know. */
-function jsonSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
+function jsonSteps(ctx: ItemParameters): IDataObject[] {
 	let steps = param<unknown>(ctx, 'stepsJson', '[]');
 	if (typeof steps === 'string') {
 		try {
@@ -58,7 +59,7 @@ function jsonSteps(ctx: IExecuteSingleFunctions): IDataObject[] {
 	return steps as IDataObject[];
 }
 
-function createBody(ctx: IExecuteSingleFunctions): IDataObject {
+function createBody(ctx: ItemParameters): IDataObject {
 	const name = text(ctx, 'name', 'Name');
 	if (!name) invalid(ctx, 'Name is empty', 'Give the campaign a name.');
 	let type = text(ctx, 'campaignType', 'Type') || 'connection_message';

@@ -1,4 +1,5 @@
-import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { ItemParameters } from '../shared/parameters';
 
 import { filtersCollection } from '../shared/filters';
 import { locator } from '../shared/locator';
@@ -105,7 +106,7 @@ const WIRE_NAMES: Record<string, string> = {
 };
 
 /** Turns the UI's values into the API's body, checking what can be checked before sending. */
-function leadBody(ctx: IExecuteSingleFunctions, values: IDataObject): IDataObject {
+function leadBody(ctx: ItemParameters, values: IDataObject): IDataObject {
 	const body: IDataObject = {};
 	for (const [name, wire] of Object.entries(WIRE_NAMES)) {
 		assignFilled(body, { [wire]: values[name] });
@@ -133,7 +134,7 @@ function leadBody(ctx: IExecuteSingleFunctions, values: IDataObject): IDataObjec
 	return body;
 }
 
-function createBody(ctx: IExecuteSingleFunctions): IDataObject {
+function createBody(ctx: ItemParameters): IDataObject {
 	const values: IDataObject = { ...param<IDataObject>(ctx, 'additionalFields', {}) };
 	for (const field of leadFields) values[field.name] = param(ctx, field.name, '');
 	const body = leadBody(ctx, values);
@@ -147,7 +148,7 @@ function createBody(ctx: IExecuteSingleFunctions): IDataObject {
 	return body;
 }
 
-function updateBody(ctx: IExecuteSingleFunctions): IDataObject {
+function updateBody(ctx: ItemParameters): IDataObject {
 	const body = leadBody(ctx, param<IDataObject>(ctx, 'updateFields', {}));
 	if (!Object.keys(body).length) {
 		invalid(ctx, 'Update Fields is empty: nothing to update', 'Add at least one field to change.');
@@ -155,7 +156,7 @@ function updateBody(ctx: IExecuteSingleFunctions): IDataObject {
 	return body;
 }
 
-function listQuery(ctx: IExecuteSingleFunctions): IDataObject {
+function listQuery(ctx: ItemParameters): IDataObject {
 	const filters = param<IDataObject>(ctx, 'filters', {});
 	return assignFilled({}, { search: filters.search, campaign_id: filters.campaignId });
 }

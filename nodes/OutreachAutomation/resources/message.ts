@@ -1,4 +1,5 @@
-import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { ItemParameters } from '../shared/parameters';
 
 import { filtersCollection } from '../shared/filters';
 import { locator } from '../shared/locator';
@@ -6,7 +7,7 @@ import { messageFilterOptions, messageFilterQuery } from '../shared/messageFilte
 import { invalid, param, requiredId } from '../shared/parameters';
 import { defineResource } from './table';
 
-function sendBody(ctx: IExecuteSingleFunctions): IDataObject {
+function sendBody(ctx: ItemParameters): IDataObject {
 	const leadId = requiredId(ctx, 'leadId', 'Lead');
 	const body = param<unknown>(ctx, 'body', '');
 	if (typeof body !== 'string' || !body.trim())
@@ -14,7 +15,7 @@ function sendBody(ctx: IExecuteSingleFunctions): IDataObject {
 	return { lead_id: leadId, body };
 }
 
-function listQuery(ctx: IExecuteSingleFunctions): IDataObject {
+function listQuery(ctx: ItemParameters): IDataObject {
 	return messageFilterQuery(param<IDataObject>(ctx, 'filters', {}));
 }
 

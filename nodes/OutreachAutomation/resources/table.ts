@@ -1,11 +1,12 @@
-import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { ItemParameters } from '../shared/parameters';
 
 /**
  * Reads an operation's parameters and returns one part of its request (query or body), refusing bad
  * input. Runs when the request's turn in the rate-limit window comes, not while n8n prepares every
  * input item: reading parameters evaluates their expressions, about a millisecond per item.
  */
-export type RequestPart = (ctx: IExecuteSingleFunctions) => IDataObject;
+export type RequestPart = (ctx: ItemParameters) => IDataObject;
 
 interface OperationBase {
 	/** The option as the editor lists it (`value` is stored in users' workflows: never rename it). */
@@ -99,9 +100,9 @@ export function defineResource(table: ResourceTable): ResourceTable {
 }
 
 /**
- * What the editor shows for one resource, derived from its table: the Operation options (each one
- * handed to the router by `send.paginate`), then every field once, shown for the operations that
- * list it (its own displayOptions, e.g. `returnAll: [false]`, kept).
+ * What the editor shows for one resource, derived from its table: the Operation options, then every
+ * field once, shown for the operations that list it (its own displayOptions, e.g. `returnAll:
+ * [false]`, kept).
  */
 export function describeResource(table: ResourceTable): INodeProperties[] {
 	const { defaultOperation } = table;
@@ -116,7 +117,6 @@ export function describeResource(table: ResourceTable): INodeProperties[] {
 			value,
 			action,
 			description,
-			routing: { send: { paginate: true } },
 		})),
 		default: defaultOperation,
 	};

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IGetNodeParameterOptions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 /**
@@ -15,17 +15,30 @@ export function unwrapLocators(value: unknown): unknown {
 	);
 }
 
+/** One input item's view of the node's parameters: all a request builder reads. */
+export interface ItemParameters {
+	getNode(): INode;
+	getItemIndex(): number;
+	getNodeParameter(name: string, fallback?: unknown, options?: IGetNodeParameterOptions): unknown;
+}
+
+/** The parameters of input item `itemIndex`, with its expressions evaluated for that item. */
+export function itemParameters(ctx: IExecuteFunctions, itemIndex: number): ItemParameters {
+	return {
+		getNode: () => ctx.getNode(),
+		getItemIndex: () => itemIndex,
+		getNodeParameter: (name, fallback, options) =>
+			ctx.getNodeParameter(name, itemIndex, fallback, options),
+	};
+}
+
 /** A parameter's value with resource locators reduced to their ID; `fallback` when not shown. */
-export function param<T>(ctx: IExecuteSingleFunctions, name: string, fallback: T): T {
+export function param<T>(ctx: ItemParameters, name: string, fallback: T): T {
 	return unwrapLocators(ctx.getNodeParameter(name, fallback, { extractValue: true })) as T;
 }
 
 /** Refuses bad input before any request, naming the field and what is wrong. */
-export function invalid(
-	ctx: IExecuteSingleFunctions,
-	message: string,
-	description?: string,
-): never {
+export function invalid(ctx: ItemParameters, message: string, description?: string): never {
 	throw new NodeOperationError(ctx.getNode(), message, {
 		description,
 		itemIndex: ctx.getItemIndex(),
@@ -37,7 +50,7 @@ export function invalid(
  * caller encodes it as one path segment, but URL normalisation would still turn those into another
  * endpoint: DELETE /leads/. is DELETE /leads/).
  */
-export function requiredId(ctx: IExecuteSingleFunctions, name: string, label: string): string {
+export function requiredId(ctx: ItemParameters, name: string, label: string): string {
 	const raw = param<unknown>(ctx, name, '');
 	const pick = `Pick a ${label.replace(/ ID$/, '').toLowerCase()} from the list or paste its ID.`;
 	if (raw !== undefined && raw !== null && typeof raw !== 'string' && typeof raw !== 'number') {
@@ -56,7 +69,7 @@ export function requiredId(ctx: IExecuteSingleFunctions, name: string, label: st
 }
 
 /** A text parameter, trimmed: numbers become text, anything else (an object, a list) is refused by name. */
-export function text(ctx: IExecuteSingleFunctions, name: string, label: string): string {
+export function text(ctx: ItemParameters, name: string, label: string): string {
 	const raw = param<unknown>(ctx, name, '');
 	if (raw === undefined || raw === null) return '';
 	if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') {

@@ -23,7 +23,7 @@ export function paginate<T>(
 		const status = config.perPageOverMax === 'reject-400' ? 400 : 422;
 		throw invalid([{ field: 'per_page', message: `must be at most ${config.maxPerPage}` }], status);
 	}
-	const perPage = Math.min(params.per_page, config.maxPerPage);
+	const perPage = config.fixedPerPage || Math.min(params.per_page, config.maxPerPage);
 	const page = config.ignorePage ? 1 : params.page;
 	const ordered = config.order === 'newest' ? items.slice().reverse() : items;
 	const data = ordered.slice((page - 1) * perPage, page * perPage).map(view);

@@ -1,16 +1,13 @@
 /**
- * Walks the action node's description the way the editor and RoutingNode see it: every operation it
- * offers must resolve to a table row that makes a request (method, path with its id, builders), and no
- * declarative routing the router would ignore may be declared.
+ * Walks the action node's description the way the editor sees it: every operation it offers must
+ * resolve to a table row that makes a request (method, path with its id, builders), and no declarative
+ * routing, which the node's execute() would ignore, may be declared.
  */
 import type { INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
 
 import { OutreachAutomation } from '../../../../nodes/OutreachAutomation/OutreachAutomation.node';
 import { findOperation, RESOURCES } from '../../../../nodes/OutreachAutomation/resources';
-import {
-	checkRoutingContract,
-	routeOperation,
-} from '../../../../nodes/OutreachAutomation/routing/route';
+import { checkRoutingContract } from '../../../../nodes/OutreachAutomation/routing/route';
 
 const description = new OutreachAutomation().description;
 const byName = (name: string) => description.properties.filter((p) => p.name === name);
@@ -48,36 +45,33 @@ describe('every operation of the description resolves to a request', () => {
 		offered.map(
 			([resource, option]) => [`${resource} > ${option.name}`, resource, option] as const,
 		),
-	)(
-		'%s: method, path, id, builders, and only the hand-over to the router',
-		(_label, resource, option) => {
-			const found = findOperation(resource, String(option.value));
-			expect(found).toBeDefined();
-			const { operation } = found!;
-			expect(['GET', 'POST', 'PATCH', 'DELETE']).toContain(operation.method);
-			expect(operation.path).toMatch(/^\/[a-z]/);
-			expect(typeof operation.safeToRepeat).toBe('boolean');
-			if (operation.method === 'POST' || operation.method === 'PATCH')
-				expect(typeof operation.body).toBe('function');
-			else expect(operation.body).toBeUndefined();
-			if (operation.path.includes('{id}')) {
-				// The id's parameter is one the editor shows for this operation.
-				const parameter = byName(operation.id!.parameter).find((p) =>
-					shownFor(p, resource, operation.value),
-				);
-				expect(parameter).toBeDefined();
-			} else {
-				expect(operation.id).toBeUndefined();
+	)('%s: method, path, id, builders, and no declarative routing', (_label, resource, option) => {
+		const found = findOperation(resource, String(option.value));
+		expect(found).toBeDefined();
+		const { operation } = found!;
+		expect(['GET', 'POST', 'PATCH', 'DELETE']).toContain(operation.method);
+		expect(operation.path).toMatch(/^\/[a-z]/);
+		expect(typeof operation.safeToRepeat).toBe('boolean');
+		if (operation.method === 'POST' || operation.method === 'PATCH')
+			expect(typeof operation.body).toBe('function');
+		else expect(operation.body).toBeUndefined();
+		if (operation.path.includes('{id}')) {
+			// The id's parameter is one the editor shows for this operation.
+			const parameter = byName(operation.id!.parameter).find((p) =>
+				shownFor(p, resource, operation.value),
+			);
+			expect(parameter).toBeDefined();
+		} else {
+			expect(operation.id).toBeUndefined();
+		}
+		if (operation.list) {
+			expect(operation.method).toBe('GET');
+			for (const name of ['returnAll', 'limit']) {
+				expect(byName(name).some((p) => shownFor(p, resource, operation.value))).toBe(true);
 			}
-			if (operation.list) {
-				expect(operation.method).toBe('GET');
-				for (const name of ['returnAll', 'limit']) {
-					expect(byName(name).some((p) => shownFor(p, resource, operation.value))).toBe(true);
-				}
-			}
-			expect(option.routing).toEqual({ send: { paginate: true } });
-		},
-	);
+		}
+		expect(option.routing).toBeUndefined();
+	});
 
 	it('every field is shown for operations that exist, and each parameter name once per operation', () => {
 		for (const property of description.properties) {
@@ -96,9 +90,18 @@ describe('every operation of the description resolves to a request', () => {
 		}
 	});
 
-	it('the node hands every request to the router and has no requestDefaults', () => {
-		expect(description.requestOperations).toEqual({ pagination: routeOperation });
+	it('the node runs its own execute(): no requestDefaults, no requestOperations', () => {
+		expect(typeof new OutreachAutomation().execute).toBe('function');
+		expect(description.requestOperations).toBeUndefined();
 		expect(description.requestDefaults).toBeUndefined();
+	});
+
+	it("keeps n8n's Request Options setting (saved workflows use it)", () => {
+		const [options] = byName('requestOptions');
+		expect(options.isNodeSetting).toBe(true);
+		expect((options.options ?? []).map((o) => o.name).sort()).toEqual(
+			['allowUnauthorizedCerts', 'batching', 'proxy', 'timeout'].sort(),
+		);
 	});
 });
 
@@ -126,9 +129,9 @@ describe('the routing contract: what the router would ignore is refused when the
 			/requestDefaults is set/,
 		],
 		[
-			'another requestOperations entry',
-			{ ...description, requestOperations: { pagination: routeOperation, extra: 1 } as never },
-			/requestOperations must be exactly/,
+			'requestOperations',
+			{ ...description, requestOperations: { pagination: () => [] } as never },
+			/requestOperations is set/,
 		],
 		[
 			'send.property on a field',
@@ -152,7 +155,7 @@ describe('the routing contract: what the router would ignore is refused when the
 						{
 							name: 'X',
 							value: 'x',
-							routing: { send: { paginate: true }, output: { postReceive: [] } },
+							routing: { output: { postReceive: [] } },
 						},
 					],
 				},

@@ -93,13 +93,87 @@ describe('the action node against server variants', () => {
 		expect(sandbox.stats().requests - before).toBe(3);
 	});
 
-	it('more items than n8n can output from one node run: a clear error, not a stack overflow', async () => {
-		addLeads(130_000);
-		sandbox.config({ maxPerPage: 50_000 });
+	it('Return All over 200,000 leads: every lead once, no stack overflow', async () => {
+		addLeads(200_000);
+		// 201 requests: a limit they fit in, so the test measures items, not a rate window.
+		sandbox.config({ profile: 'big-pages', rateLimit: 1_000 });
 		const { items, error } = await runNode(creds, getAllLeads);
-		expect(items).toHaveLength(0);
-		expect(error?.message).toMatch(/130000 items: more than n8n can output/);
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(200_000);
+		expect(new Set(idsOf(items)).size).toBe(200_000);
+		// Asked 1,000 per page: 200 pages and the empty one that ends the list.
+		expect(sandbox.stats().requests).toBeLessThanOrEqual(201);
+	}, 240_000);
+
+	it('a server that serves one page of 50,000 whatever per_page asks: all of them, once', async () => {
+		addLeads(50_000);
+		sandbox.config({ fixedPerPage: 50_000, maxPerPage: 50_000 });
+		const { items, error } = await runNode(creds, getAllLeads);
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(50_000);
+		expect(new Set(idsOf(items)).size).toBe(50_000);
+		expect(sandbox.stats().requests).toBeLessThanOrEqual(2);
 	}, 120_000);
+
+	it('Stop during a 50-item Send Message: only the messages sent before it, and nothing after', async () => {
+		const [lead] = addLeads(1);
+		// 5 requests per 2 s: without Stop the 50 messages would all go out over 10 windows.
+		sandbox.config({ rateLimit: 5, windowMs: 2_000 });
+		let atStop = -1;
+		const { run, error } = await runNode(
+			creds,
+			{ resource: 'message', operation: 'send', leadId: rl(lead), body: '={{ $json.b }}' },
+			Array.from({ length: 50 }, (_, b) => ({ b: `Stop ${b}` })),
+			{
+				onStart: (cancel) => {
+					const watch = setInterval(() => {
+						if (sandbox.stats().creates.message < 3) return;
+						clearInterval(watch);
+						atStop = sandbox.stats().requests;
+						cancel();
+					}, 2);
+				},
+			},
+		);
+		expect(error?.message).toMatch(/cancelled/);
+		expect(atStop).toBeGreaterThanOrEqual(3);
+		// The first window's requests may still have been on the wire when Stop came; none after.
+		expect(sandbox.stats().requests).toBeLessThanOrEqual(5);
+		// Two more windows: nothing left running in the background sends anything.
+		await new Promise((resolve) => setTimeout(resolve, 4_500));
+		const stats = sandbox.stats();
+		expect(stats.requests).toBeLessThanOrEqual(5);
+		expect(stats.creates.message).toBe(stats.requests);
+		expect(stats.duplicateCreates).toBe(0);
+	}, 30_000);
+
+	it('Request Options > Batching: items start in batches, all of them succeed', async () => {
+		const [lead] = addLeads(1);
+		const before = sandbox.stats().requests;
+		const { items, error } = await runNode(
+			creds,
+			{
+				resource: 'lead',
+				operation: 'get',
+				leadId: rl(lead),
+				requestOptions: { batching: { batch: { batchSize: 2, batchInterval: 10 } } },
+			},
+			Array.from({ length: 5 }, () => ({})),
+		);
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(5);
+		expect(items.map((item) => item.pairedItem)).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
+		expect(sandbox.stats().requests - before).toBe(5);
+	});
+
+	it('Request Options > Proxy that is not a URL: a clear error naming it, nothing sent', async () => {
+		const { error } = await runNode(creds, {
+			...getAllLeads,
+			requestOptions: { proxy: 'not a proxy' },
+		});
+		expect(error?.message).toMatch(/Request Options > Proxy is not a valid URL/);
+		expect(sandbox.stats().requests).toBe(0);
+	});
 
 	it.each([
 		['message-errors-object', /first_name|linkedin_url/],
