@@ -561,6 +561,48 @@ describe('Continue On Fail', () => {
 	});
 });
 
+describe('Stop', () => {
+	test('Stop during a 50-item Send Message: the service gets what was sent before it, nothing after', async () => {
+		const good = someLead((l) => l.first_name !== 'Tess');
+		const { rateLimit } = world.sandbox.config();
+		// 5 per 2 s window: without Stop, the 50 messages would all go out over the next 20 s.
+		world.sandbox.config({ rateLimit: 5 });
+		const sent = () => world.sandbox.stats().creates.message - before;
+		const before = world.sandbox.stats().creates.message;
+		let atStop: number;
+		try {
+			const calling = call('messageSendEach', {
+				items: Array.from({ length: 50 }, (_, i) => ({ leadId: good.id, text: `Stop me ${i}` })),
+			});
+			calling.catch(() => undefined);
+			await waitFor('the first messages', () => (sent() >= 3 ? true : undefined), 60_000);
+			const running = await waitFor(
+				'the running execution',
+				async () => {
+					const { data } = await world.n8n.publicApi<{ data: ExecutionSummary[] }>(
+						world.apiKey,
+						'GET',
+						`/executions?workflowId=${CASES.messageSendEach.id}&status=running`,
+					);
+					return data[0];
+				},
+				30_000,
+			);
+			await world.n8n.rest('POST', `/executions/${running.id}/stop`);
+			await tick(300); // requests already on the wire arrive
+			atStop = sent();
+			await calling;
+			await tick(4_500); // two more windows
+		} finally {
+			world.sandbox.config({ rateLimit });
+		}
+		expect(atStop).toBeGreaterThanOrEqual(3);
+		expect(atStop).toBeLessThan(50);
+		expect(sent()).toBe(atStop);
+		expect(world.sandbox.stats().duplicateCreates).toBe(0);
+	});
+});
+
 describe('rate limit', () => {
 	test('a tight rate limit is waited out inside n8n: Return All still completes, every page answered', async () => {
 		const store = world.sandbox.store;
