@@ -5,12 +5,13 @@ import type {
 	INodeProperties,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeOperationError, sleep, UnexpectedError } from 'n8n-workflow';
+import { NodeOperationError, UnexpectedError } from 'n8n-workflow';
 
 import { findOperation } from '../resources';
 import type { Operation, ResourceTable } from '../resources/table';
 import { itemParameters, requiredId, type ItemParameters } from '../shared/parameters';
 import { readList } from '../transport/pages';
+import { pause } from '../transport/rateLimit';
 import type { ApiRequest } from '../transport/request';
 import { apiRequest, cancelSignal } from '../transport/request';
 import { redactedFailure, redactValue } from '../transport/redact';
@@ -57,7 +58,7 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	const results: Array<Promise<INodeExecutionData[]>> = [];
 	for (let itemIndex = 0; itemIndex < inputs.length; itemIndex++) {
 		if (settings.batchSize && itemIndex > 0 && itemIndex % settings.batchSize === 0) {
-			await sleep(settings.batchInterval, signal);
+			await pause(settings.batchInterval, signal);
 		}
 		if (signal?.aborted) break;
 		const running = runItem(this, found, settings, itemIndex);

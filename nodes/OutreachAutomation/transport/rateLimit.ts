@@ -125,7 +125,7 @@ export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * What the server last told us about one API key's window, shared by every request of this
- * process that uses the same credential (RoutingNode fires all input items at once).
+ * process that uses the same credential (all input items start at once).
  *
  * Within a window we trust the smallest `remaining` seen and count our own sends against it.
  * When the reset time passes, the window is unknown again: one request goes first (the probe)

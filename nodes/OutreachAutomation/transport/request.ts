@@ -1,6 +1,5 @@
 import type {
 	IDataObject,
-	IExecuteSingleFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
@@ -39,11 +38,7 @@ import {
 } from './rateLimit';
 
 /** Every n8n context our nodes run requests from. */
-export type RequestContext =
-	| IExecuteSingleFunctions
-	| IExecuteFunctions
-	| ILoadOptionsFunctions
-	| IPollFunctions;
+export type RequestContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
 
 export interface ApiRequest extends RequestTarget {
 	method: IHttpRequestMethods;
@@ -53,7 +48,7 @@ export interface ApiRequest extends RequestTarget {
 	body?: IDataObject;
 	/** Whether a 5xx or a lost answer may be retried; by default only GET, HEAD and PATCH are. */
 	safeToRepeat?: boolean;
-	/** The node's Request Options (timeout, proxy, ignore SSL issues), as RoutingNode prepared them. */
+	/** The node's Request Options (timeout, proxy, ignore SSL issues). */
 	transport?: Pick<IHttpRequestOptions, 'timeout' | 'proxy' | 'skipSslCertificateValidation'>;
 	/**
 	 * Completes the request (path, query, body) once it has its place in the rate-limit window:
