@@ -474,7 +474,8 @@ function debugLog(world: World, call: CallResult, entries = world.sandbox.reques
 	flush();
 	if (entries.length) {
 		log(
-			`    first request ${t0 - call.calledAt} ms after the call; answer ${call.answeredAt - entries[entries.length - 1].time} ms after the last request`,
+			`    first request ${t0 - call.calledAt} ms after the call; answer ${call.answeredAt - entries[entries.length - 1].time} ms after the last request` +
+				` (call ${new Date(call.calledAt).toISOString()}, first request ${new Date(t0).toISOString()}: to line up with n8n's log)`,
 		);
 	}
 	log(
