@@ -8,9 +8,16 @@ import os from 'node:os';
 export interface Floor {
 	/** Windows the minimum number of requests needs: ceil(requestsMin / limit). */
 	windows: number;
-	/** windows x windowMs: the floor wall times are divided by. */
+	/** The window length this floor is counted in. */
+	windowMs: number;
+	/** Time each window may cost beyond its length that no client can avoid (whole-second reset headers). */
+	slackPerWindowMs?: number;
+	/** windows x windowMs (+ the slack per window): the floor wall times are divided by. */
 	floorMs: number;
-	/** (windows - 1) x windowMs: the strict lower bound before the last window's own requests. */
+	/**
+	 * (windows - 1) x windowMs: the strict lower bound, counted from the first request the server received,
+	 * before the last window's own requests.
+	 */
 	strictMs: number;
 }
 
@@ -21,7 +28,7 @@ export interface Floor {
  */
 export function rateLimitFloor(requestsMin: number, limit: number, windowMs: number): Floor {
 	const windows = Math.max(1, Math.ceil(requestsMin / limit));
-	return { windows, floorMs: windows * windowMs, strictMs: (windows - 1) * windowMs };
+	return { windows, windowMs, floorMs: windows * windowMs, strictMs: (windows - 1) * windowMs };
 }
 
 export const FLOOR_EXPLANATION = (limit: number, windowMs: number, quick: boolean) =>

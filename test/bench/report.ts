@@ -53,6 +53,29 @@ function wallCells(s: ScenarioResult): [string, string] {
 	];
 }
 
+/** Wall time from the first request the server received, and its ratio to the strict floor. */
+function strictCells(s: ScenarioResult): [string, string] {
+	const after = s.runs.map((r) => r.afterFirstMs).filter((v): v is number => v !== undefined);
+	if (!after.length) return ['-', '-'];
+	if (s.floor.strictMs <= 0) return [seconds(median(after)), '- (1 window)'];
+	const ratios = after.map((v) => v / s.floor.strictMs);
+	const max = Math.max(...ratios);
+	const strict = `${s.floor.strictMs / 1000} s`;
+	return [
+		seconds(median(after)),
+		after.length > 1
+			? `${median(ratios).toFixed(2)}x of ${strict} (max ${max.toFixed(2)})`
+			: `${median(ratios).toFixed(2)}x of ${strict}`,
+	];
+}
+
+function floorCell(s: ScenarioResult): string {
+	const { windows, windowMs, slackPerWindowMs } = s.floor;
+	return slackPerWindowMs
+		? `${windows} x (${windowMs / 1000} + ${slackPerWindowMs / 1000}) s`
+		: `${windows} x ${windowMs / 1000} s`;
+}
+
 function firstRequestCell(s: ScenarioResult): string {
 	const values = s.runs.map((r) => r.firstRequestMs).filter((v): v is number => v !== undefined);
 	return values.length ? seconds(median(values)) : '-';
@@ -82,10 +105,13 @@ export function tableRows(report: BenchReport): string[][] {
 		'1st request s',
 		'floor',
 		'wall/floor',
+		'after 1st request s',
+		'/ strict floor',
 		'peak RSS MB (+growth)',
 	];
 	const rows = report.scenarios.map((s) => {
 		const [wall, ratio] = wallCells(s);
+		const [after, strict] = strictCells(s);
 		const who = s.subject === 'http-request' ? ' [n8n HTTP Request]' : '';
 		return [
 			s.id,
@@ -98,8 +124,10 @@ export function tableRows(report: BenchReport): string[][] {
 			itemsCell(s),
 			wall,
 			firstRequestCell(s),
-			`${s.floor.windows} x ${report.sizes.windowMs / 1000} s`,
+			floorCell(s),
 			ratio,
+			after,
+			strict,
 			memoryCell(s),
 		];
 	});
@@ -151,6 +179,10 @@ export function printTable(report: BenchReport): void {
 	out.push(
 		'without every item; 1st request: from the webhook call to the first request n8n sent (median);',
 	);
+	out.push(
+		'after 1st request: from the first request the sandbox received to the complete answer (median), over the',
+	);
+	out.push('strict floor (windows - 1) x window;');
 	out.push('items: returned/expected in the worst run, "ok" when every run returned every');
 	out.push(
 		'expected item exactly once (creates: exactly one lead per input item in the service, none twice; trigger:',
