@@ -988,7 +988,9 @@ async function main(): Promise<void> {
 		const { cases } = world;
 		const s = sizes;
 		const scenarios: ScenarioResult[] = [];
-		const pages = Math.ceil(s.leads / PER_PAGE);
+		// The fewest requests that prove a list complete without trusting meta.total (a server may send
+		// it low, high, as text or not at all): every page, and the empty one after a last full page.
+		const pages = Math.ceil(s.leads / PER_PAGE) + (s.leads % PER_PAGE === 0 ? 1 : 0);
 		const how = 'n8n webhook';
 		// Another workflow or tool on the same API key: a tenth of the window is gone when the job starts.
 		const spent = Math.max(1, Math.round(s.rateLimit / 10));
