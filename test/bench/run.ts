@@ -17,6 +17,7 @@
  *   5c  ... with the pagination interval set to the limit (window / limit ms between pages)
  *   5d  ... with a tenth of the window already spent (as 1b)
  *   5e  ... as 5d, with Retry On Fail and a completion expression that turns a 429 into an error
+ *   6   Trigger: a 20,000 / 4,000 message backlog drained over several polls (test/bench/drain.ts)
  *
  * Diagnostics: BENCH_DEBUG=1 logs every request and the bursts per window; BENCH_N8N_ENV="K=V,..." passes
  * settings to n8n (e.g. N8N_EXPRESSION_ENGINE=legacy) and records them in the JSON.
@@ -54,6 +55,7 @@ import {
 	type Floor,
 	type Machine,
 } from './measure';
+import { drainScenario, drainTargets } from './drain';
 import { printTable } from './report';
 import {
 	benchCases,
@@ -106,7 +108,7 @@ const QUICK: Sizes = {
 };
 
 const PER_PAGE = 100;
-const SCENARIO_KEYS = ['getAll', 'http', 'create', 'get', 'trigger'] as const;
+const SCENARIO_KEYS = ['getAll', 'http', 'create', 'get', 'trigger', 'drain'] as const;
 type ScenarioKey = (typeof SCENARIO_KEYS)[number];
 
 interface Args {
@@ -119,7 +121,7 @@ interface Args {
 
 function usage(): never {
 	process.stderr.write(
-		'usage: npm run bench -- [--quick] [--json <file>] [--runs <n>] [--only getAll,http,create,get,trigger] [--keep]\n',
+		'usage: npm run bench -- [--quick] [--json <file>] [--runs <n>] [--only getAll,http,create,get,trigger,drain] [--keep]\n',
 	);
 	process.exit(2);
 }
@@ -233,7 +235,7 @@ export interface BenchReport {
 // ---------------------------------------------------------------------------------------------------------
 // The world: sandbox + n8n with the package, credentials and workflows
 
-interface World {
+export interface World {
 	sizes: Sizes;
 	sandbox: Sandbox;
 	n8n: N8nServer;
@@ -1018,6 +1020,8 @@ async function main(): Promise<void> {
 			);
 			scenarios.push(idle, backlog);
 		}
+		// Last: it restarts n8n with the durable scheduler (test/bench/drain.ts).
+		if (wanted('drain')) scenarios.push(await drainScenario({ world, prepare, scenario, log }));
 
 		// Where the time goes when a package scenario is slow: before its first request, or in the pacing.
 		for (const r of scenarios.filter((x) => x.key === 'create' || x.key === 'get')) {
@@ -1048,7 +1052,10 @@ async function main(): Promise<void> {
 			},
 			floorExplanation: FLOOR_EXPLANATION(sizes.rateLimit, sizes.windowMs, sizes.mode === 'quick'),
 			scenarios,
-			targets: evaluate(scenarios),
+			targets: [
+				...evaluate(scenarios.filter((x) => x.key !== 'drain')),
+				...drainTargets(scenarios),
+			],
 		};
 		printTable(report);
 		if (args.json) {
