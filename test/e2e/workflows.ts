@@ -278,3 +278,32 @@ export function triggerWorkflow(leadId: string): WorkflowJson {
 	);
 	return workflow(TRIGGER_WORKFLOW_ID, 'e2e: trigger on reply', [trigger, update]);
 }
+
+export const BACKLOG_WORKFLOW_ID = 'e2eTriggerBacklog';
+
+/**
+ * The trigger alone on one lead's messages, polled every 5 s: further apart than a poll with a 2 s
+ * budget lasts (n8n 2.x's durable scheduler would otherwise run two polls of it at once). Published only
+ * by the backlog test.
+ */
+export function backlogTriggerWorkflow(leadId: string): WorkflowJson {
+	const trigger: NodeJson = {
+		id: randomUUID(),
+		name: TRIGGER_NODE,
+		type: NODE_TYPES.trigger,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {
+			pollTimes: {
+				item: Array.from({ length: 12 }, (_, i) => ({
+					mode: 'custom',
+					cronExpression: `${i * 5} * * * * *`,
+				})),
+			},
+			filters: { leadId: { __rl: true, mode: 'id', value: leadId } },
+			options: {},
+		},
+		credentials: { [CREDENTIAL_TYPE]: { ...CREDENTIAL } },
+	};
+	return workflow(BACKLOG_WORKFLOW_ID, 'e2e: trigger drains a backlog', [trigger]);
+}
