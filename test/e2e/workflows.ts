@@ -237,6 +237,25 @@ export const CASES = {
 
 export const TRIGGER_WORKFLOW_ID = 'e2eTriggerReply';
 
+/** The trigger on one lead's messages (and `status`, if given), polled at these seconds of every minute. */
+function triggerNode(leadId: string, seconds: number[], status?: string): NodeJson {
+	return {
+		id: randomUUID(),
+		name: TRIGGER_NODE,
+		type: NODE_TYPES.trigger,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {
+			pollTimes: {
+				item: seconds.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })),
+			},
+			filters: { leadId: { __rl: true, mode: 'id', value: leadId }, ...(status ? { status } : {}) },
+			options: {},
+		},
+		credentials: { [CREDENTIAL_TYPE]: { ...CREDENTIAL } },
+	};
+}
+
 /**
  * Outreach Automation Trigger (replies of one lead) -> Outreach Automation (lead update: the reply's id
  * written into a custom field). Every delivery shows in the sandbox as one PATCH of that lead.
@@ -246,24 +265,7 @@ export const TRIGGER_WORKFLOW_ID = 'e2eTriggerReply';
  * four times slower).
  */
 export function triggerWorkflow(leadId: string): WorkflowJson {
-	const trigger: NodeJson = {
-		id: randomUUID(),
-		name: TRIGGER_NODE,
-		type: NODE_TYPES.trigger,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {
-			pollTimes: {
-				item: [0, 15, 30, 45].map((second) => ({
-					mode: 'custom',
-					cronExpression: `${second} * * * * *`,
-				})),
-			},
-			filters: { leadId: { __rl: true, mode: 'id', value: leadId }, status: 'received' },
-			options: {},
-		},
-		credentials: { [CREDENTIAL_TYPE]: { ...CREDENTIAL } },
-	};
+	const trigger = triggerNode(leadId, [0, 15, 30, 45], 'received');
 	const update = outreachNode(
 		{
 			resource: 'lead',
@@ -287,23 +289,8 @@ export const BACKLOG_WORKFLOW_ID = 'e2eTriggerBacklog';
  * by the backlog test.
  */
 export function backlogTriggerWorkflow(leadId: string): WorkflowJson {
-	const trigger: NodeJson = {
-		id: randomUUID(),
-		name: TRIGGER_NODE,
-		type: NODE_TYPES.trigger,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {
-			pollTimes: {
-				item: Array.from({ length: 12 }, (_, i) => ({
-					mode: 'custom',
-					cronExpression: `${i * 5} * * * * *`,
-				})),
-			},
-			filters: { leadId: { __rl: true, mode: 'id', value: leadId } },
-			options: {},
-		},
-		credentials: { [CREDENTIAL_TYPE]: { ...CREDENTIAL } },
-	};
-	return workflow(BACKLOG_WORKFLOW_ID, 'e2e: trigger drains a backlog', [trigger]);
+	const everyFiveSeconds = Array.from({ length: 12 }, (_, i) => i * 5);
+	return workflow(BACKLOG_WORKFLOW_ID, 'e2e: trigger drains a backlog', [
+		triggerNode(leadId, everyFiveSeconds),
+	]);
 }
