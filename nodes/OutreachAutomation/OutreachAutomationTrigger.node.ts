@@ -25,6 +25,17 @@ import { redactedFailure, redactValue } from './transport/redact';
  */
 export const DEFAULT_POLL_BUDGET_MS = 50_000;
 
+/**
+ * The time this poll may take: n8n's budget, but never over DEFAULT_POLL_BUDGET_MS. n8n 2.41 gives
+ * 5 minutes to polls outside its durable scheduler, and starts the next scheduled poll even while one
+ * still runs: two polls on the same saved state would emit the same messages twice.
+ */
+export function pollBudgetMs(fromN8n: unknown): number {
+	return typeof fromN8n === 'number' && fromN8n > 0
+		? Math.min(fromN8n, DEFAULT_POLL_BUDGET_MS)
+		: DEFAULT_POLL_BUDGET_MS;
+}
+
 export class OutreachAutomationTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Outreach Automation Trigger',
@@ -107,14 +118,13 @@ export class OutreachAutomationTrigger implements INodeType {
 		).slice(0, 16);
 
 		const pollFunctions = this as IPollFunctions & { getPollBudgetMs?: () => number | undefined };
-		const budget =
-			typeof pollFunctions.getPollBudgetMs === 'function'
-				? pollFunctions.getPollBudgetMs()
-				: DEFAULT_POLL_BUDGET_MS;
 		const budgetEnds =
-			typeof budget === 'number' && budget > 0
-				? Date.now() + budget
-				: Date.now() + DEFAULT_POLL_BUDGET_MS;
+			Date.now() +
+			pollBudgetMs(
+				typeof pollFunctions.getPollBudgetMs === 'function'
+					? pollFunctions.getPollBudgetMs()
+					: undefined,
+			);
 
 		let previous: TriggerState = staticData;
 		if (!validState(staticData)) {

@@ -21,6 +21,7 @@
  *   7a/b coarse: Lead > Create, 500 / 100 items, X-RateLimit-Reset in epoch seconds / as an HTTP date
  *   8   bigPages: Lead > Get Many, Return All over 10,000 / 2,000 leads from a server allowing 1,000 per page
  *   (variants.ts holds their server settings and sizes)
+ *   9   drain: Trigger, a 20,000 / 4,000 message backlog drained over several polls (test/bench/drain.ts)
  *
  * Diagnostics: BENCH_DEBUG=1 logs every request and the bursts per window; BENCH_N8N_ENV="K=V,..." passes
  * settings to n8n (e.g. N8N_EXPRESSION_ENGINE=legacy) and records them in the JSON.
@@ -63,6 +64,7 @@ import {
 	type Floor,
 	type Machine,
 } from './measure';
+import { drainScenario, drainTargets } from './drain';
 import { printTable } from './report';
 import {
 	bigPagesConfig,
@@ -138,6 +140,7 @@ const SCENARIO_KEYS = [
 	'headerless',
 	'coarse',
 	'bigPages',
+	'drain',
 ] as const;
 type ScenarioKey = (typeof SCENARIO_KEYS)[number];
 
@@ -278,7 +281,7 @@ export interface BenchReport {
 // ---------------------------------------------------------------------------------------------------------
 // The world: sandbox + n8n with the package, credentials and workflows
 
-interface World {
+export interface World {
 	sizes: Sizes;
 	sandbox: Sandbox;
 	n8n: N8nServer;
@@ -1191,6 +1194,8 @@ async function main(): Promise<void> {
 			await createMany(world, r, { items: v.items, config: headerlessConfig(s.variants) });
 			scenarios.push(r);
 		}
+		// Last of all: it restarts n8n with the durable scheduler (test/bench/drain.ts).
+		if (wanted('drain')) scenarios.push(await drainScenario({ world, prepare, scenario, log }));
 		// Where the time goes when a package scenario is slow: before its first request, or in the pacing.
 		for (const r of scenarios.filter((x) => x.key === 'create' || x.key === 'get')) {
 			const before = median(
@@ -1220,7 +1225,10 @@ async function main(): Promise<void> {
 			},
 			floorExplanation: FLOOR_EXPLANATION(sizes.rateLimit, sizes.windowMs, sizes.mode === 'quick'),
 			scenarios,
-			targets: evaluate(scenarios),
+			targets: [
+				...evaluate(scenarios.filter((x) => x.key !== 'drain')),
+				...drainTargets(scenarios),
+			],
 		};
 		printTable(report);
 		if (args.json) {

@@ -31,6 +31,7 @@ import {
 	type Runtime,
 } from '../n8n/runtime';
 import {
+	backlogTriggerWorkflow,
 	CASES,
 	CREDENTIAL,
 	TRIGGER_WORKFLOW_ID,
@@ -56,6 +57,8 @@ export interface World {
 	exportedNodes: ExportedNodeType[];
 	/** The lead the trigger workflow watches. */
 	triggerLeadId: string;
+	/** The lead the backlog trigger workflow watches (published only by its test). */
+	backlogLeadId: string;
 	/** Ids of the example workflows imported from examples/. */
 	exampleIds: string[];
 	/** The examples run with `n8n execute` (before `n8n start`: see startWorld). */
@@ -133,6 +136,11 @@ export async function startWorld(): Promise<World> {
 			last_name: 'Trigger',
 			company: 'Polling Inc',
 		}).id;
+		const backlogLeadId = sandbox.store.addLead({
+			first_name: 'Bea',
+			last_name: 'Backlog',
+			company: 'Queue Ltd',
+		}).id;
 		// An old conversation: the trigger must not emit it on activation.
 		sandbox.insertMessages({ count: 2, lead_id: triggerLeadId });
 		sandbox.reply({ lead_id: triggerLeadId, body: 'An old reply from before activation' });
@@ -158,6 +166,7 @@ export async function startWorld(): Promise<World> {
 			importWorkflows(runtime, options, [
 				...caseWorkflows,
 				triggerWorkflow(triggerLeadId),
+				backlogTriggerWorkflow(backlogLeadId),
 				...examples,
 			]),
 		);
@@ -205,6 +214,7 @@ export async function startWorld(): Promise<World> {
 			userFolder,
 			exportedNodes,
 			triggerLeadId,
+			backlogLeadId,
 			exampleIds: examples.map((e) => e.id),
 			exampleRuns,
 			timings,

@@ -10,9 +10,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import type { Lead, Message, RequestLogEntry } from '../sandbox/server';
+import { pollBudgetMs, readNodeState, shortPollBudgetEnv } from '../n8n/polls';
 import { CREDENTIAL_TYPE, N8N_MAJOR, NODE_TYPES } from '../n8n/runtime';
-import { mark, startWorld, stopWorld, type World } from './harness';
-import { CASES, CREDENTIAL, TRIGGER_NODE, TRIGGER_WORKFLOW_ID } from './workflows';
+import { mark, OWNER, startWorld, stopWorld, type World } from './harness';
+import {
+	BACKLOG_WORKFLOW_ID,
+	CASES,
+	CREDENTIAL,
+	TRIGGER_NODE,
+	TRIGGER_WORKFLOW_ID,
+} from './workflows';
 
 type Json = Record<string, unknown>;
 type CaseName = keyof typeof CASES;
@@ -735,4 +742,97 @@ describe('trigger: delivery', () => {
 		const emitted = executions[0].data!.resultData.runData[TRIGGER_NODE][0].data!.main[0];
 		expect(emitted.map((item) => item.json)).toEqual([world.sandbox.store.getMessage(reply!.id)]);
 	}, 150_000);
+});
+
+// Last: on n8n 2.x it restarts n8n with the durable scheduler, the only way 2.41 gives a poll a budget.
+describe('trigger: a backlog over several polls', () => {
+	const multiPoll = N8N_MAJOR >= 2;
+	const name = multiPoll
+		? 'a backlog one poll cannot read within its budget is emitted exactly once across several polls, oldest first in each'
+		: 'a backlog is emitted exactly once, oldest first (n8n 1.x: one poll; its 50 s default budget cannot run out within a test, so "several polls" is not asserted)';
+	test(
+		name,
+		async () => {
+			const { sandbox, n8n } = world;
+			const count = 3_000;
+			const { rateLimit } = sandbox.config();
+			if (multiPoll) {
+				// Budget 2 s (poll timeout 4 s) and 10 requests per 2 s window: about 10 of the 31 pages per poll.
+				expect(pollBudgetMs(4)).toBe(2_000);
+				await n8n.stop();
+				n8n.options.env = { ...n8n.options.env, ...shortPollBudgetEnv(4) };
+				await n8n.start();
+				await n8n.ensureOwner(OWNER);
+				sandbox.config({ rateLimit: 10 });
+			}
+			const isBacklogPoll = (e: RequestLogEntry) =>
+				e.method === 'GET' &&
+				e.path === '/api/v1/messages' &&
+				e.query.lead_id === world.backlogLeadId;
+			try {
+				const published = mark(sandbox);
+				await n8n.publish(world.apiKey, [BACKLOG_WORKFLOW_ID]);
+				// The first poll only notes where the list stands; the backlog comes after it.
+				if (multiPoll) {
+					await waitFor(
+						'the first poll to save its state',
+						async () => {
+							const saved = await readNodeState(
+								world.runtime,
+								world.options,
+								BACKLOG_WORKFLOW_ID,
+								TRIGGER_NODE,
+							);
+							return saved && (JSON.parse(saved) as { seen?: unknown[] }).seen ? true : undefined;
+						},
+						30_000,
+					);
+				} else {
+					await waitFor(
+						'the activation poll',
+						() => allRequestsSince(published).find((e) => isBacklogPoll(e) && e.status !== null),
+						30_000,
+					);
+				}
+				await tick(1_000);
+				const inserted = sandbox.insertMessages({ count, lead_id: world.backlogLeadId }).ids;
+				const position = new Map(inserted.map((id, i) => [id, i]));
+				const emittedBy = async () => {
+					const executions = await executionsOf(BACKLOG_WORKFLOW_ID, true);
+					return executions
+						.filter((e) => e.status !== 'running' && e.status !== 'new')
+						.map((e) =>
+							(e.data?.resultData.runData[TRIGGER_NODE]?.[0]?.data?.main[0] ?? []).map((item) =>
+								String((item.json as Json).id),
+							),
+						);
+				};
+				await waitFor(
+					'every message to be emitted',
+					async () => ((await emittedBy()).flat().length >= count ? true : undefined),
+					90_000,
+				);
+				// Two more polls: nothing may come again.
+				await tick(11_000);
+				const batches = await emittedBy();
+				const emitted = batches.flat();
+				expect(emitted).toHaveLength(count);
+				expect(new Set(emitted)).toEqual(new Set(inserted));
+				// n8n lists executions newest first; each one's items are oldest first.
+				for (const batch of batches)
+					expect(batch).toEqual([...batch].sort((a, b) => position.get(a)! - position.get(b)!));
+				if (multiPoll) expect(batches.length).toBeGreaterThanOrEqual(2);
+			} finally {
+				sandbox.config({ rateLimit });
+				await n8n
+					.publicApi(
+						world.apiKey,
+						'POST',
+						`/workflows/${BACKLOG_WORKFLOW_ID}/${N8N_MAJOR >= 2 ? 'unpublish' : 'deactivate'}`,
+					)
+					.catch(() => undefined);
+			}
+		},
+		240_000,
+	);
 });

@@ -237,6 +237,25 @@ export const CASES = {
 
 export const TRIGGER_WORKFLOW_ID = 'e2eTriggerReply';
 
+/** The trigger on one lead's messages (and `status`, if given), polled at these seconds of every minute. */
+function triggerNode(leadId: string, seconds: number[], status?: string): NodeJson {
+	return {
+		id: randomUUID(),
+		name: TRIGGER_NODE,
+		type: NODE_TYPES.trigger,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {
+			pollTimes: {
+				item: seconds.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })),
+			},
+			filters: { leadId: { __rl: true, mode: 'id', value: leadId }, ...(status ? { status } : {}) },
+			options: {},
+		},
+		credentials: { [CREDENTIAL_TYPE]: { ...CREDENTIAL } },
+	};
+}
+
 /**
  * Outreach Automation Trigger (replies of one lead) -> Outreach Automation (lead update: the reply's id
  * written into a custom field). Every delivery shows in the sandbox as one PATCH of that lead.
@@ -246,24 +265,7 @@ export const TRIGGER_WORKFLOW_ID = 'e2eTriggerReply';
  * four times slower).
  */
 export function triggerWorkflow(leadId: string): WorkflowJson {
-	const trigger: NodeJson = {
-		id: randomUUID(),
-		name: TRIGGER_NODE,
-		type: NODE_TYPES.trigger,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {
-			pollTimes: {
-				item: [0, 15, 30, 45].map((second) => ({
-					mode: 'custom',
-					cronExpression: `${second} * * * * *`,
-				})),
-			},
-			filters: { leadId: { __rl: true, mode: 'id', value: leadId }, status: 'received' },
-			options: {},
-		},
-		credentials: { [CREDENTIAL_TYPE]: { ...CREDENTIAL } },
-	};
+	const trigger = triggerNode(leadId, [0, 15, 30, 45], 'received');
 	const update = outreachNode(
 		{
 			resource: 'lead',
@@ -277,4 +279,18 @@ export function triggerWorkflow(leadId: string): WorkflowJson {
 		{ name: 'Mark Lead Replied' },
 	);
 	return workflow(TRIGGER_WORKFLOW_ID, 'e2e: trigger on reply', [trigger, update]);
+}
+
+export const BACKLOG_WORKFLOW_ID = 'e2eTriggerBacklog';
+
+/**
+ * The trigger alone on one lead's messages, polled every 5 s: further apart than a poll with a 2 s
+ * budget lasts (n8n 2.x's durable scheduler would otherwise run two polls of it at once). Published only
+ * by the backlog test.
+ */
+export function backlogTriggerWorkflow(leadId: string): WorkflowJson {
+	const everyFiveSeconds = Array.from({ length: 12 }, (_, i) => i * 5);
+	return workflow(BACKLOG_WORKFLOW_ID, 'e2e: trigger drains a backlog', [
+		triggerNode(leadId, everyFiveSeconds),
+	]);
 }

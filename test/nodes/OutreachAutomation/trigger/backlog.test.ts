@@ -6,6 +6,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import {
+	DEFAULT_POLL_BUDGET_MS,
+	pollBudgetMs,
+} from '../../../../nodes/OutreachAutomation/OutreachAutomationTrigger.node';
 import { TriggerHarness } from '../../../engine/harness';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
 import { VARIANTS, withPollBudget } from './budget';
@@ -193,5 +197,18 @@ describe('Trigger state belongs to one account', () => {
 		expect(h.state().account).not.toBe(account);
 		expect(JSON.stringify(h.state())).not.toContain('other-key-0b7e');
 		expect(await h.poll()).toEqual([]);
+	});
+});
+
+describe("The poll's time budget", () => {
+	test("is n8n's budget, but never over 50 s: n8n 2.41 allows 5 minutes outside its durable scheduler and starts the next poll while one runs", () => {
+		expect(pollBudgetMs(5 * 60_000)).toBe(DEFAULT_POLL_BUDGET_MS);
+		expect(pollBudgetMs(40_000)).toBe(40_000);
+		expect(pollBudgetMs(2_000)).toBe(2_000);
+		// n8n 1.x has no budget; nonsense is ignored.
+		expect(pollBudgetMs(undefined)).toBe(DEFAULT_POLL_BUDGET_MS);
+		expect(pollBudgetMs(0)).toBe(DEFAULT_POLL_BUDGET_MS);
+		expect(pollBudgetMs('40000')).toBe(DEFAULT_POLL_BUDGET_MS);
+		expect(DEFAULT_POLL_BUDGET_MS).toBe(50_000);
 	});
 });
