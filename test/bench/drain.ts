@@ -1,5 +1,5 @@
 /**
- * Scenario 6 of `npm run bench` (key `drain`): a backlog of 20,000 messages (4,000 with --quick) queued at
+ * Scenario 9 of `npm run bench` (key `drain`): a backlog of 20,000 messages (4,000 with --quick) queued at
  * once, drained by the published trigger in n8n, polled by n8n's own scheduler, with a poll budget short
  * enough that the drain needs several polls. Runs last: it restarts the bench's n8n with the durable
  * scheduler on (see test/n8n/polls.ts for why and for the budget it gives).
@@ -87,7 +87,7 @@ export async function drainScenario({
 		`n8n durable scheduler, poll every ${DRAIN_POLL_EVERY_SECONDS} s, budget ${budgetMs / 1000} s`,
 		Math.ceil(count / PER_PAGE),
 	);
-	log(`scenario 6: ${result.title}`);
+	log(`scenario ${result.id}: ${result.title}`);
 	await prepare(world, { leads: 20, messages: 50 });
 
 	// The durable scheduler gives polls a budget; it is read at start: restart n8n with it on.

@@ -1,4 +1,5 @@
 import type {
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
@@ -103,10 +104,28 @@ function refusedBeforeRunning(body: unknown): boolean {
 interface Connection {
 	baseUrl: string;
 	key: string;
+	credentials: ICredentialDataDecryptedObject;
+}
+
+/**
+ * The credential, read once per n8n context (one node run, one poll, one picker search): in a real
+ * n8n every read is a database query and a decryption, which for 500 items came to most of the time
+ * before the first request, and for a poll to a good part of each page's time.
+ */
+const credentialsByContext = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
+
+async function credentialsOf(ctx: RequestContext): Promise<ICredentialDataDecryptedObject> {
+	let credentials = credentialsByContext.get(ctx);
+	if (!credentials) {
+		credentials = ctx.getCredentials(CREDENTIAL_TYPE);
+		credentialsByContext.set(ctx, credentials);
+		credentials.catch(() => credentialsByContext.delete(ctx));
+	}
+	return await credentials;
 }
 
 async function connection(ctx: RequestContext, target: RequestTarget): Promise<Connection> {
-	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+	const credentials = await credentialsOf(ctx);
 	rememberSecret(credentials.apiKey);
 	const problem = credentialProblem(credentials.baseUrl, credentials.apiKey);
 	if (problem) {
@@ -118,13 +137,13 @@ async function connection(ctx: RequestContext, target: RequestTarget): Promise<C
 		throw redactError(error);
 	}
 	const baseUrl = normalizeBaseUrl(credentials.baseUrl);
-	return { baseUrl, key: windowKey(baseUrl, String(credentials.apiKey).trim()) };
+	return { baseUrl, key: windowKey(baseUrl, String(credentials.apiKey).trim()), credentials };
 }
 
 /** The rate-limit window key of the context's credential (undefined when it cannot be read). */
 export async function windowKeyOf(ctx: RequestContext): Promise<string | undefined> {
 	try {
-		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+		const credentials = await credentialsOf(ctx);
 		const baseUrl = checkedBaseUrl(credentials.baseUrl);
 		return baseUrl ? windowKey(baseUrl, String(credentials.apiKey ?? '').trim()) : undefined;
 	} catch {
@@ -209,7 +228,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	const node = ctx.getNode();
 	const signal = cancelSignal(ctx);
 	if (signal?.aborted) throw cancelledError(node, given, false);
-	const { baseUrl, key } = await connection(ctx, given);
+	const { baseUrl, key, credentials } = await connection(ctx, given);
 	let request = given;
 	let options: IHttpRequestOptions | undefined;
 
@@ -247,6 +266,15 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 				ctx,
 				CREDENTIAL_TYPE,
 				options!,
+				// The credential already read (a copy: n8n may add to it while authenticating).
+				{
+					credentialsDecrypted: {
+						id: '',
+						name: '',
+						type: CREDENTIAL_TYPE,
+						data: { ...credentials },
+					},
+				},
 			)) as IN8nHttpFullResponse;
 		} catch (error) {
 			releaseSlot(key, slot, undefined);
