@@ -599,14 +599,20 @@ async function readNew(
 	return { fresh, reachedSeen, drain: undefined };
 }
 
+/**
+ * The state after a poll. `ids` were read from the newest end this poll and go first; `older` (what
+ * a drain emitted, below the newest known) go after the ids already known: the read from the newest
+ * end stops at the first remembered id, so the bound must never push the newest ones out.
+ */
 function remember(
 	state: TriggerState,
 	ids: string[],
 	fresh: IDataObject[],
 	pages: Pages,
 	drain?: DrainState,
+	older: string[] = [],
 ): TriggerState {
-	const seen = [...new Set([...ids, ...(state.seen ?? [])])].slice(0, MAX_REMEMBERED_IDS);
+	const seen = [...new Set([...ids, ...(state.seen ?? []), ...older])].slice(0, MAX_REMEMBERED_IDS);
 	const next: TriggerState = {
 		...state,
 		seen,
@@ -676,17 +682,24 @@ async function poll(
 	// A finished drain's messages are remembered too: new ones it met above its place would
 	// otherwise look new to the next poll.
 	const drainedIds = drain ? [] : [...(state.drain?.done ?? []), ...drained.map(idOf)];
-	const ids =
-		nextOrder || drain ? [...freshIds, ...drainedIds] : bothEnds([...freshIds, ...drainedIds]);
+	const ids = nextOrder || drain ? freshIds : bothEnds(freshIds);
 	return {
 		emit,
-		state: remember({ ...state, order: nextOrder }, ids, [...fresh, ...drained], pages, drain),
+		state: remember(
+			{ ...state, order: nextOrder },
+			ids,
+			[...fresh, ...drained],
+			pages,
+			drain,
+			drainedIds,
+		),
 	};
 
 	function done(): PollResult {
+		const older = [...(state.drain?.done ?? []), ...drained.map(idOf)];
 		return {
 			emit: reversed(drained),
-			state: remember(state, drained.map(idOf), drained, pages, undefined),
+			state: remember(state, [], drained, pages, undefined, older),
 		};
 	}
 }

@@ -90,6 +90,23 @@ describe.each(VARIANTS)(
 			},
 		);
 
+		it('a backlog larger than the ids it remembers, over several polls: each once, then idle polls cost 1 request', async () => {
+			const h = await activated();
+			const inserted = sandbox.insertMessages({ count: 2_500 }).ids;
+			// A first poll cut short by its budget, then one that drains the rest, more than
+			// MAX_REMEMBERED_IDS: the drain's own ids must not push the newest known ones out.
+			const first = ids(await withPollBudget(1, async () => await h.poll()));
+			expect(first.length).toBeLessThan(inserted.length - 1_000);
+			const all = [...first, ...(await pollUntilIdle(h))];
+			expect(all).toHaveLength(inserted.length);
+			expect(new Set(all)).toEqual(new Set(inserted));
+			for (let i = 0; i < 3; i++) {
+				const idleSince = sandbox.requests().length;
+				expect(await h.poll()).toEqual([]);
+				expect(sandbox.requests(idleSince)).toHaveLength(1);
+			}
+		});
+
 		it('no meta at all: still every message once', async () => {
 			sandbox.config({ metaStyle: 'absent' });
 			const h = await activated();
