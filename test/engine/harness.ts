@@ -291,6 +291,21 @@ export class TriggerHarness {
 		return result ? result[0].map((item) => item.json) : [];
 	}
 
+	/**
+	 * A scheduled poll of an active workflow as n8n runs it after activation: the trigger's static
+	 * data is saved only when the poll emits items, so what a poll that emits nothing changed is lost.
+	 */
+	async scheduledPoll(): Promise<IDataObject[]> {
+		const data = this.workflow.getStaticData('node', this.node);
+		const before = JSON.parse(JSON.stringify(data)) as IDataObject;
+		const emitted = await this.poll();
+		if (emitted.length === 0) {
+			for (const key of Object.keys(data)) delete data[key];
+			Object.assign(data, before);
+		}
+		return emitted;
+	}
+
 	/** Points the credential elsewhere (another key or Base URL), as a user editing it would. */
 	useCredentials(credentials: Credentials): void {
 		this.data = additionalData(credentials, { id: 'wf-trigger' } as IWorkflowBase, 'trigger');

@@ -40,6 +40,8 @@ export interface DrainState {
 	order: ListOrder;
 	/** Whether it emits everything down to the end of the list (Emit Existing), dated old or not. */
 	all?: boolean;
+	/** The list's length before the drain began: its end lies about that far from the oldest end. */
+	known?: number;
 }
 
 /** The trigger's memory, kept in the workflow's static data (small JSON, bounded). */
@@ -112,6 +114,11 @@ class Pages {
 
 	requests = 0;
 
+	/** A request allowed past the budget (see stretch). */
+	private grace = 0;
+
+	private stretched = false;
+
 	/** Counts page reads, so a walk can tell a copy read before its previous page from one read after. */
 	private seq = 0;
 
@@ -155,6 +162,11 @@ class Pages {
 
 	private allowed(): boolean {
 		const late = this.budgetEnds !== undefined && Date.now() > this.budgetEnds;
+		if (this.grace > 0) {
+			this.grace--;
+			this.requests++;
+			return true;
+		}
 		if (this.outOfTime || (late && this.requests >= MIN_REQUESTS_PER_POLL)) {
 			this.outOfTime = true;
 			return false;
@@ -193,6 +205,19 @@ class Pages {
 		const known = this.read.get(number);
 		if (known && (known.seq ?? 0) > after) return known;
 		return this.allowed() ? await this.fetch(number) : undefined;
+	}
+
+	/**
+	 * One more request after the budget ran out, once per poll: for the page a drain most likely ends
+	 * on. A poll that only finds a drain finished emits nothing, and n8n saves a trigger's memory only
+	 * with emitted items, so every later poll would repeat that read until a new message arrives.
+	 */
+	stretch(): boolean {
+		if (this.stretched || !this.outOfTime) return false;
+		this.stretched = true;
+		this.outOfTime = false;
+		this.grace = 1;
+		return true;
 	}
 
 	/** Page `number` read again, as it is now (items may have moved onto it). */
@@ -306,6 +331,7 @@ async function walk(
 	order: ListOrder,
 	start: number,
 	visit: (item: IDataObject) => Verdict,
+	known?: number,
 ): Promise<WalkEnd> {
 	let lastPageRead: number | undefined;
 	let lastItems: IDataObject[] | undefined;
@@ -315,6 +341,9 @@ async function walk(
 		// A page read before the previous one (while looking for the end) is read again: the list
 		// may have shifted between the two reads, past what the walk's own order guards against.
 		let page = await pages.get(number, previousSeq);
+		if (!page && endsOn(pages, order, number, known) && pages.stretch()) {
+			page = await pages.get(number, previousSeq);
+		}
 		if (!page) return { end: 'time', lastPage: lastPageRead, lastItems };
 		if (page.items.length === 0) return { end: 'end', lastPage: lastPageRead, lastItems };
 		if (order === 'newest' && lastPageRead !== undefined) {
@@ -353,6 +382,17 @@ async function walk(
 	return { end: 'end', lastPage: lastPageRead, lastItems };
 }
 
+/**
+ * Whether page `number` probably holds the end of a drain: the newest of the `known` messages that
+ * were in the list before it began (they sit at its oldest end). An estimate (messages may have left
+ * the list since); it only decides whether one more page is read past the budget.
+ */
+function endsOn(pages: Pages, order: ListOrder, number: number, known?: number): boolean {
+	if (known === undefined || pages.total === undefined) return false;
+	const first = (number - 1) * pages.perPage;
+	return order === 'newest' ? pages.total - known < first + pages.perPage : first < known;
+}
+
 /** The drain cursor after reading up to (and including) `page` of `order`. */
 function cursor(
 	pages: Pages,
@@ -362,6 +402,7 @@ function cursor(
 	stop: string[],
 	all: boolean,
 	done: string[] = [],
+	known?: number,
 ): DrainState {
 	// The item read last is the oldest of the page: its last one newest first, its first oldest first.
 	const offset = (page - 1) * pages.perPage + (order === 'newest' ? items.length - 1 : 0);
@@ -373,6 +414,7 @@ function cursor(
 		done: done.slice(0, MAX_DONE_IDS),
 		order,
 		...(all ? { all } : {}),
+		...(known !== undefined ? { known } : {}),
 	};
 }
 
@@ -514,18 +556,24 @@ async function continueDrain(
 		taken.add(idOf(item));
 		into.push(item);
 	};
-	const result = await walk(pages, drain.order, start, (item) => {
-		const id = idOf(item);
-		if (stop.has(id)) return 'stop';
-		if (newer(id)) {
-			placed = true;
-			return 'skip';
-		}
-		if (taken.has(id) || deferred.some((d) => idOf(d) === id)) return 'skip';
-		if (!placed) deferred.push(item);
-		else take(item);
-		return 'take';
-	});
+	const result = await walk(
+		pages,
+		drain.order,
+		start,
+		(item) => {
+			const id = idOf(item);
+			if (stop.has(id)) return 'stop';
+			if (newer(id)) {
+				placed = true;
+				return 'skip';
+			}
+			if (taken.has(id) || deferred.some((d) => idOf(d) === id)) return 'skip';
+			if (!placed) deferred.push(item);
+			else take(item);
+			return 'take';
+		},
+		drain.known,
+	);
 	// Nothing known met (all of it left the list): the deferred ones may be the gap itself; taken
 	// rather than risk losing them.
 	if (!placed) deferred.forEach(take);
@@ -539,6 +587,7 @@ async function continueDrain(
 		drain.stop,
 		drain.all === true,
 		[...reversed(into.map(idOf)), ...(drain.done ?? [])],
+		drain.known,
 	);
 }
 
@@ -570,25 +619,33 @@ async function readNew(
 	const fresh: IDataObject[] = [];
 	let oldInARow = 0;
 	let reachedSeen = false;
-	const result = await walk(pages, order, start, (item) => {
-		const id = idOf(item);
-		if (seen.has(id)) {
-			reachedSeen = true;
-			return 'stop';
-		}
-		// New messages arriving mid-poll push a newest-first list down: the same one twice.
-		if (taken.has(id)) return 'skip';
-		taken.add(id);
-		fresh.push(item);
-		oldInARow = isOld(item) ? oldInARow + 1 : 0;
-		return oldInARow >= pages.perPage ? 'stop' : 'take';
-	});
+	// The messages known before this read, at the oldest end: a drain this read leaves ends there.
+	const known = all ? 0 : state.total;
+	const result = await walk(
+		pages,
+		order,
+		start,
+		(item) => {
+			const id = idOf(item);
+			if (seen.has(id)) {
+				reachedSeen = true;
+				return 'stop';
+			}
+			// New messages arriving mid-poll push a newest-first list down: the same one twice.
+			if (taken.has(id)) return 'skip';
+			taken.add(id);
+			fresh.push(item);
+			oldInARow = isOld(item) ? oldInARow + 1 : 0;
+			return oldInARow >= pages.perPage ? 'stop' : 'take';
+		},
+		known,
+	);
 	if (result.end === 'time') {
 		if (result.lastPage === undefined) return { fresh: [], reachedSeen: false, drain: undefined };
 		return {
 			fresh,
 			reachedSeen: false,
-			drain: cursor(pages, order, result.lastPage, result.lastItems!, [...seen], all),
+			drain: cursor(pages, order, result.lastPage, result.lastItems!, [...seen], all, [], known),
 		};
 	}
 	if (!reachedSeen && !all) {
@@ -720,6 +777,7 @@ export function validState(raw: unknown): raw is TriggerState {
 			strings(d.anchor) &&
 			num(d.offset) &&
 			(d.total === undefined || num(d.total)) &&
+			(d.known === undefined || num(d.known)) &&
 			strings(d.stop) &&
 			(d.done === undefined || strings(d.done)) &&
 			order(d.order)

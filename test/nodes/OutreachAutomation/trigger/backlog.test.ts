@@ -107,6 +107,24 @@ describe.each(VARIANTS)(
 			}
 		});
 
+		it('a drain whose budget runs out on the last page of new messages: later idle polls cost 1 request', async () => {
+			const h = await activated();
+			// With a 1 ms budget every poll sends the minimum of 3 requests: the first reads 3 pages,
+			// every later one reads page 1, its place again and one page more. 500 new messages end
+			// exactly where such a poll's budget runs out.
+			const inserted = sandbox.insertMessages({ count: 500 }).ids;
+			const emitted: string[] = [];
+			for (let i = 0; i < 10 && emitted.length < inserted.length; i++)
+				emitted.push(...ids(await withPollBudget(1, async () => await h.scheduledPoll())));
+			expect(emitted).toHaveLength(inserted.length);
+			expect(new Set(emitted)).toEqual(new Set(inserted));
+			for (let i = 0; i < 3; i++) {
+				const idleSince = sandbox.requests().length;
+				expect(await h.scheduledPoll()).toEqual([]);
+				expect(sandbox.requests(idleSince)).toHaveLength(1);
+			}
+		});
+
 		it('no meta at all: still every message once', async () => {
 			sandbox.config({ metaStyle: 'absent' });
 			const h = await activated();

@@ -76,7 +76,8 @@ describe('Trigger, randomized rounds against the sandbox', () => {
 				const changed = new Set<string>();
 				const emitted: string[] = [];
 				const poll = async (tight: boolean) => {
-					const run = async () => (await h.poll()).map((item: IDataObject) => item.id as string);
+					const run = async () =>
+						(await h.scheduledPoll()).map((item: IDataObject) => item.id as string);
 					const since = sandbox.requests().length;
 					const got = tight ? await withPollBudget(1, run) : await run();
 					emitted.push(...got);
