@@ -225,6 +225,8 @@ export const campaign = defineResource({
 			value: 'create',
 			action: 'Create a campaign',
 			description: 'Create a campaign (as a draft) with its steps',
+			toolDescription:
+				'Creates a new campaign as a draft: a name, a type, the lead list it targets and its steps (connection requests and messages). Returns the campaign as JSON, with its ID. Nothing is sent until the campaign is started.',
 			method: 'POST',
 			path: '/campaigns',
 			body: createBody,
@@ -244,6 +246,8 @@ export const campaign = defineResource({
 			value: 'get',
 			action: 'Get a campaign',
 			description: 'Get a campaign by ID',
+			toolDescription:
+				'Looks up one campaign by its ID. Returns it as JSON: name, type, status (draft, active or paused), lead list and steps. Read-only.',
 			method: 'GET',
 			path: '/campaigns/{id}',
 			id: campaignId,
@@ -255,6 +259,8 @@ export const campaign = defineResource({
 			value: 'getAnalytics',
 			action: 'Get analytics of a campaign',
 			description: 'Get connection rate, reply rate and per-step metrics',
+			toolDescription:
+				'Reads how one campaign (by ID) is doing. Returns its connection rate, reply rate and per-step metrics as JSON. Read-only.',
 			method: 'GET',
 			path: '/campaigns/{id}/analytics',
 			id: campaignId,
@@ -266,6 +272,8 @@ export const campaign = defineResource({
 			value: 'getAll',
 			action: 'Get many campaigns',
 			description: 'List campaigns',
+			toolDescription:
+				"Lists the account's campaigns. Returns one JSON object per campaign (ID, name, status, steps), at most Limit of them (10 unless set otherwise). Read-only.",
 			method: 'GET',
 			path: '/campaigns',
 			list: true,
@@ -276,6 +284,8 @@ export const campaign = defineResource({
 			value: 'pause',
 			action: 'Pause a campaign',
 			description: 'Pause an active campaign',
+			toolDescription:
+				'Pauses an active campaign, found by its ID: it stops sending connection requests and messages until it is started again. Returns the campaign as JSON with its new status. A campaign that is not active is refused with an error.',
 			method: 'POST',
 			path: '/campaigns/{id}/pause',
 			id: campaignId,
@@ -288,6 +298,8 @@ export const campaign = defineResource({
 			value: 'start',
 			action: 'Start a campaign',
 			description: 'Start a draft or paused campaign',
+			toolDescription:
+				"Starts a draft or paused campaign, found by its ID. Side effect: the service begins sending real connection requests and messages to the campaign's leads. Returns the campaign as JSON with its new status. An active campaign is refused with an error.",
 			method: 'POST',
 			path: '/campaigns/{id}/start',
 			id: campaignId,

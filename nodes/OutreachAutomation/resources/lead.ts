@@ -217,6 +217,8 @@ export const lead = defineResource({
 			value: 'create',
 			action: 'Create a lead',
 			description: 'Create a new lead',
+			toolDescription:
+				'Creates a new lead in Outreach Automation from a first name, last name, company, title and/or LinkedIn profile URL (at least one). Returns the created lead as JSON, with its ID. Side effect: adds a lead to the account; calling it twice creates two leads.',
 			method: 'POST',
 			path: '/leads',
 			body: createBody,
@@ -228,6 +230,8 @@ export const lead = defineResource({
 			value: 'delete',
 			action: 'Delete a lead',
 			description: 'Delete a lead',
+			toolDescription:
+				'Deletes the lead with the given ID from Outreach Automation. Returns the result of the deletion. Side effect: the lead is removed for good; this cannot be undone.',
 			method: 'DELETE',
 			path: '/leads/{id}',
 			id: leadId,
@@ -239,6 +243,8 @@ export const lead = defineResource({
 			value: 'get',
 			action: 'Get a lead',
 			description: 'Get a lead by ID',
+			toolDescription:
+				'Looks up one lead by its ID. Returns the lead as JSON: name, company, title, LinkedIn profile URL, connection status, campaign. Read-only. An unknown ID comes back as an error saying the lead was not found.',
 			method: 'GET',
 			path: '/leads/{id}',
 			id: leadId,
@@ -250,6 +256,8 @@ export const lead = defineResource({
 			value: 'getAll',
 			action: 'Get many leads',
 			description: 'List leads, optionally filtered by search text or campaign',
+			toolDescription:
+				'Lists leads, newest first, optionally only those matching a search text (name, company, title) or in one campaign. Returns one JSON object per lead, at most Limit of them (10 unless set otherwise). Read-only.',
 			method: 'GET',
 			path: '/leads',
 			query: listQuery,
@@ -262,6 +270,8 @@ export const lead = defineResource({
 			value: 'update',
 			action: 'Update a lead',
 			description: 'Change some fields of a lead, leaving the others as they are',
+			toolDescription:
+				'Changes the given fields of an existing lead, found by its ID; the other fields keep their values. Returns the updated lead as JSON. Side effect: overwrites those fields in the account.',
 			method: 'PATCH',
 			path: '/leads/{id}',
 			id: leadId,

@@ -59,6 +59,8 @@ export const message = defineResource({
 			value: 'get',
 			action: 'Get a message',
 			description: 'Get a message by ID',
+			toolDescription:
+				'Looks up one message by its ID. Returns it as JSON: text, direction (outbound or inbound), status, lead ID and campaign ID. Read-only.',
 			method: 'GET',
 			path: '/messages/{id}',
 			id: { parameter: 'messageId', label: 'Message ID' },
@@ -70,6 +72,8 @@ export const message = defineResource({
 			value: 'getAll',
 			action: 'Get many messages',
 			description: 'List messages, optionally filtered by lead, campaign or status',
+			toolDescription:
+				'Lists messages, newest first, optionally only those of one lead, one campaign or one status (e.g. replied). Returns one JSON object per message, at most Limit of them (10 unless set otherwise). Read-only.',
 			method: 'GET',
 			path: '/messages',
 			query: listQuery,
@@ -82,6 +86,8 @@ export const message = defineResource({
 			value: 'send',
 			action: 'Send a message',
 			description: 'Send a message to a lead',
+			toolDescription:
+				'Sends a real message with the given text to the lead with the given ID. Returns the message as JSON, with its ID and status. Side effect: the lead receives the message; calling it twice sends it twice.',
 			method: 'POST',
 			path: '/messages',
 			body: sendBody,

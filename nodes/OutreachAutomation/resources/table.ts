@@ -14,6 +14,11 @@ interface OperationBase {
 	name: string;
 	action: string;
 	description: string;
+	/**
+	 * What an AI agent reads when the node is attached as a tool: what the operation does, what it returns,
+	 * and any effect outside the account's data (a sent message, a started campaign), in plain words.
+	 */
+	toolDescription: string;
 	/** Below /api/v1. A `{id}` in it is replaced by the URL-encoded value of the `id` parameter. */
 	path: string;
 	/** The parameter that fills `{id}`, and how messages name it ("Lead ID is empty"). */
@@ -58,14 +63,45 @@ const LIMIT: INodeProperties = {
 	displayName: 'Limit',
 	name: 'limit',
 	type: 'number',
-	displayOptions: { show: { returnAll: [false] } },
+	displayOptions: { show: { returnAll: [false], '@tool': [false] } },
 	typeOptions: { minValue: 1 },
 	default: 50,
 	description: 'Max number of results to return',
 };
 
+/** Get Many as an AI tool: a few results by default, so one call cannot flood a model's context. */
+export const TOOL_LIMIT_DEFAULT = 10;
+
+/** The same parameter, shown instead of LIMIT in the Tool variant ("@tool" is true there at run time too). */
+const TOOL_LIMIT: INodeProperties = {
+	...LIMIT,
+	displayOptions: { show: { returnAll: [false], '@tool': [true] } },
+	default: TOOL_LIMIT_DEFAULT,
+};
+
 function fieldsOf(operation: Operation): INodeProperties[] {
-	return [...(operation.list ? [RETURN_ALL, LIMIT] : []), ...(operation.fields ?? [])];
+	return [...(operation.list ? [RETURN_ALL, LIMIT, TOOL_LIMIT] : []), ...(operation.fields ?? [])];
+}
+
+/**
+ * The Tool variant's description of one operation. n8n adds its own "Tool Description" (the action text
+ * only) unless the node has a `toolDescription` parameter; this one defaults to the operation's own text
+ * and stays editable.
+ */
+function toolDescriptionOf(resource: string, operation: Operation): INodeProperties {
+	const text = operation.toolDescription;
+	return {
+		displayName: 'Tool Description',
+		name: 'toolDescription',
+		type: 'string',
+		default: text,
+		typeOptions: { rows: 4 },
+		description:
+			'What the AI agent reads about this tool: what it does, what it returns and its side effects',
+		displayOptions: {
+			show: { resource: [resource], operation: [operation.value], '@tool': [true] },
+		},
+	};
 }
 
 /** Refuses, when the package loads, a table whose rows cannot make a request. */
@@ -81,6 +117,8 @@ function checkTable(table: ResourceTable): void {
 		if (operation.path.includes('{id}') !== (operation.id !== undefined)) {
 			problems.push(`${where}: a path with {id} needs \`id\`, and only such a path`);
 		}
+		if (operation.toolDescription.trim().length < 40)
+			problems.push(`${where}: toolDescription must tell a model what it does and returns`);
 		if (operation.list && operation.method !== 'GET')
 			problems.push(`${where}: a list is read with GET`);
 		const bodyExpected = operation.method === 'POST' || operation.method === 'PATCH';
@@ -133,5 +171,8 @@ export function describeResource(table: ResourceTable): INodeProperties[] {
 			show: { resource: [table.value], operation: operations, ...field.displayOptions?.show },
 		},
 	}));
-	return [operationOption, ...fields];
+	const toolDescriptions = table.operations.map((operation) =>
+		toolDescriptionOf(table.value, operation),
+	);
+	return [operationOption, ...toolDescriptions, ...fields];
 }
