@@ -1,0 +1,317 @@
+/**
+ * The Outreach Automation Tool as agents meet it, in a real n8n with the packed package:
+ * - an MCP client (`@modelcontextprotocol/sdk` over streamable HTTP) lists the tools of a published MCP Server
+ *   Trigger workflow and calls each one; the sandbox shows each call's effect exactly once;
+ * - errors (unknown lead, bad input, a rate limit that cannot be waited out) come back as tool errors in
+ *   words a model can act on, without the API key;
+ * - n8n's AI Agent, with a scripted OpenAI-compatible model, calls the tool and gets its result.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+
+import { RESOURCES } from '../../nodes/OutreachAutomation/resources';
+import type { Lead } from '../sandbox/types';
+import type { ChatRequest } from './model-server';
+import {
+	connectMcp,
+	SEARCH_COMPANY,
+	SEARCH_MATCHES,
+	startAiWorld,
+	stopAiWorld,
+	type AiWorld,
+} from './world';
+import { AGENT_PATH, AGENT_TOOL, MCP_TOOLS, toolName } from './workflows';
+
+let world: AiWorld;
+let mcp: Client;
+
+beforeAll(async () => {
+	world = await startAiWorld();
+	mcp = await connectMcp(world.mcpUrl);
+}, 600_000);
+
+afterAll(async () => {
+	await mcp?.close().catch(() => undefined);
+	const failures = (globalThis as { __outreachE2eFailures?: number }).__outreachE2eFailures ?? 0;
+	if (world) {
+		process.stdout.write(
+			`[ai] n8n ${world.n8n.url}: setup ${JSON.stringify(world.timings)} (ms)\n`,
+		);
+	}
+	await stopAiWorld(world, failures > 0);
+});
+
+function toolDescription(resource: string, operation: string): string {
+	return RESOURCES.find((t) => t.value === resource)!.operations.find((o) => o.value === operation)!
+		.toolDescription;
+}
+
+interface ToolOutcome {
+	isError: boolean;
+	text: string;
+	/** The sandbox's /api/v1 requests made during the call. */
+	requests: Array<{ method: string; path: string; status: number | null; query: unknown }>;
+}
+
+function mark(): number {
+	const log = world.sandbox.requests();
+	return log.length ? log[log.length - 1].seq : 0;
+}
+
+async function call(nodeName: string, args: Record<string, unknown>): Promise<ToolOutcome> {
+	const since = mark();
+	const result = (await mcp.callTool({ name: toolName(nodeName), arguments: args })) as {
+		isError?: boolean;
+		content: Array<{ type: string; text?: string }>;
+	};
+	const text = result.content
+		.filter((c) => c.type === 'text')
+		.map((c) => c.text)
+		.join('\n');
+	expect(text).not.toContain(world.sandbox.apiKey);
+	const requests = world.sandbox
+		.requests(since)
+		.filter((r) => r.path.startsWith('/api/v1'))
+		.map(({ method, path, status, query }) => ({ method, path, status, query }));
+	return { isError: result.isError === true, text, requests };
+}
+
+/** The JSON a tool answered with: n8n sends the node's output items as JSON text. */
+function items(text: string): Array<Record<string, unknown>> {
+	const parsed = JSON.parse(text) as unknown;
+	return (Array.isArray(parsed) ? parsed : [parsed]) as Array<Record<string, unknown>>;
+}
+
+describe('MCP: the tools as an MCP client sees them', () => {
+	it('lists one tool per attached operation, with our description and the $fromAI inputs', async () => {
+		const { tools } = await mcp.listTools();
+		expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(MCP_TOOLS).map(toolName).sort());
+		for (const [nodeName, parameters] of Object.entries(MCP_TOOLS)) {
+			const tool = tools.find((t) => t.name === toolName(nodeName))!;
+			expect(tool.description).toBe(
+				toolDescription(String(parameters.resource), String(parameters.operation)),
+			);
+			expect(tool.inputSchema.type).toBe('object');
+		}
+		const create = tools.find((t) => t.name === 'Create_a_lead')!;
+		expect(Object.keys(create.inputSchema.properties ?? {}).sort()).toEqual([
+			'company',
+			'firstName',
+			'lastName',
+			'linkedinUrl',
+		]);
+		const send = tools.find((t) => t.name === 'Send_a_message')!;
+		expect(Object.keys(send.inputSchema.properties ?? {}).sort()).toEqual(['leadId', 'text']);
+	});
+
+	it('refuses a client without the Bearer token', async () => {
+		await expect(connectMcp(world.mcpUrl, 'wrong-token')).rejects.toThrow();
+	});
+});
+
+describe('MCP: every tool call has its effect at the sandbox exactly once', () => {
+	let leadId: string;
+
+	it('Create a lead: one POST /leads, one new lead', async () => {
+		const before = world.sandbox.stats().creates.lead;
+		const outcome = await call('Create a lead', {
+			firstName: 'Ada',
+			lastName: 'Lovelace',
+			company: 'Analytical Engines',
+			linkedinUrl: 'https://www.linkedin.com/in/ada-mcp',
+		});
+		expect(outcome.isError).toBe(false);
+		expect(outcome.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+			'POST /api/v1/leads 201',
+		]);
+		expect(world.sandbox.stats().creates.lead).toBe(before + 1);
+		const [created] = items(outcome.text);
+		leadId = String(created.id);
+		const stored = world.sandbox.store.leads.get(leadId)!;
+		expect(stored).toMatchObject({
+			first_name: 'Ada',
+			last_name: 'Lovelace',
+			company: 'Analytical Engines',
+			linkedin_url: 'https://www.linkedin.com/in/ada-mcp',
+		});
+	});
+
+	it('Get a lead: one GET, the lead as JSON', async () => {
+		const outcome = await call('Get a lead', { leadId });
+		expect(outcome.isError).toBe(false);
+		expect(outcome.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+			`GET /api/v1/leads/${leadId}`,
+		]);
+		expect(items(outcome.text)[0]).toMatchObject({ id: leadId, first_name: 'Ada' });
+	});
+
+	it('Update a lead: one PATCH, the new title stored', async () => {
+		const outcome = await call('Update a lead', { leadId, title: 'Chief Analyst' });
+		expect(outcome.isError).toBe(false);
+		expect(outcome.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+			`PATCH /api/v1/leads/${leadId}`,
+		]);
+		expect(world.sandbox.store.leads.get(leadId)!.title).toBe('Chief Analyst');
+		expect(world.sandbox.store.leads.get(leadId)!.first_name).toBe('Ada');
+	});
+
+	it(`Get many leads: ${SEARCH_MATCHES} match, the tool's default limit returns 10 in one request`, async () => {
+		const outcome = await call('Get many leads', { search: SEARCH_COMPANY });
+		expect(outcome.isError).toBe(false);
+		expect(outcome.requests).toHaveLength(1);
+		expect(outcome.requests[0]).toMatchObject({ method: 'GET', path: '/api/v1/leads' });
+		const leads = items(outcome.text) as unknown as Lead[];
+		expect(leads).toHaveLength(10);
+		expect(new Set(leads.map((l) => l.company))).toEqual(new Set([SEARCH_COMPANY]));
+	});
+
+	it('Send a message: one POST /messages, one message to that lead', async () => {
+		const before = world.sandbox.stats().creates.message;
+		const outcome = await call('Send a message', { leadId, text: 'Hello Ada, from an agent' });
+		expect(outcome.isError).toBe(false);
+		expect(outcome.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+			'POST /api/v1/messages 201',
+		]);
+		expect(world.sandbox.stats().creates.message).toBe(before + 1);
+		const sent = world.sandbox.store.findMessages({ lead_id: leadId });
+		expect(sent.map((m) => m.body)).toEqual(['Hello Ada, from an agent']);
+	});
+
+	it('Get many messages: one GET filtered by the lead, its one message', async () => {
+		const outcome = await call('Get many messages', { leadId });
+		expect(outcome.isError).toBe(false);
+		expect(outcome.requests).toHaveLength(1);
+		expect(outcome.requests[0]).toMatchObject({
+			method: 'GET',
+			path: '/api/v1/messages',
+			query: expect.objectContaining({ lead_id: leadId }),
+		});
+		expect(items(outcome.text).map((m) => m.body)).toEqual(['Hello Ada, from an agent']);
+	});
+
+	it('Get a campaign, Start, Pause, Get analytics: one request each, the status moved', async () => {
+		const { campaignId } = world;
+		const got = await call('Get a campaign', { campaignId });
+		expect(got.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+			`GET /api/v1/campaigns/${campaignId}`,
+		]);
+		expect(items(got.text)[0]).toMatchObject({ id: campaignId, status: 'draft' });
+
+		const started = await call('Start a campaign', { campaignId });
+		expect(started.isError).toBe(false);
+		expect(started.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+			`POST /api/v1/campaigns/${campaignId}/start`,
+		]);
+		expect(world.sandbox.store.campaigns.get(campaignId)!.status).toBe('active');
+
+		const paused = await call('Pause a campaign', { campaignId });
+		expect(paused.isError).toBe(false);
+		expect(paused.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+			`POST /api/v1/campaigns/${campaignId}/pause`,
+		]);
+		expect(world.sandbox.store.campaigns.get(campaignId)!.status).toBe('paused');
+
+		const analytics = await call('Get analytics of a campaign', { campaignId });
+		expect(analytics.isError).toBe(false);
+		expect(analytics.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+			`GET /api/v1/campaigns/${campaignId}/analytics`,
+		]);
+		expect(items(analytics.text)[0]).toMatchObject({ campaign_id: campaignId });
+	});
+});
+
+describe('MCP: errors come back as tool errors a model can act on', () => {
+	it('an unknown lead: the ID and "not found", one request', async () => {
+		const outcome = await call('Get a lead', { leadId: 'ld_doesnotexist' });
+		expect(outcome.isError).toBe(true);
+		expect(outcome.text).toMatch(/ld_doesnotexist/);
+		expect(outcome.text).toMatch(/not found/i);
+		expect(outcome.requests.map((r) => r.status)).toEqual([404]);
+	});
+
+	it('a bad LinkedIn URL: refused before any request, saying how to fix it', async () => {
+		const outcome = await call('Create a lead', {
+			firstName: 'Bad',
+			lastName: 'Url',
+			company: 'Nowhere',
+			linkedinUrl: 'linkedin ada',
+		});
+		expect(outcome.isError).toBe(true);
+		expect(outcome.text).toMatch(/LinkedIn Profile URL "linkedin ada" is not a web address/);
+		expect(outcome.text).toMatch(/starting with https:\/\//);
+		expect(outcome.requests).toEqual([]);
+	});
+
+	it('starting an active campaign: the conflict in words, one request', async () => {
+		const { campaignId } = world;
+		await call('Start a campaign', { campaignId });
+		const again = await call('Start a campaign', { campaignId });
+		expect(again.isError).toBe(true);
+		expect(again.text).toMatch(/already active|active/i);
+		expect(again.requests.map((r) => r.status)).toEqual([409]);
+	});
+});
+
+describe('the AI Agent node calls the tool through its own loop', () => {
+	it('the model gets the tool schema and description, then the tool result', async () => {
+		const lead = world.sandbox.store.addLead({
+			first_name: 'Grace',
+			last_name: 'Hopper',
+			company: 'Compilers Inc',
+		});
+		const name = toolName(AGENT_TOOL);
+		world.model.script([
+			() => ({ toolCall: { name, arguments: { leadId: lead.id } } }),
+			(request) => {
+				const toolMessage = request.messages.find((m) => m.role === 'tool');
+				return { content: `Found: ${String(toolMessage?.content).slice(0, 2000)}` };
+			},
+		]);
+		const since = mark();
+		const answer = await world.n8n.callWebhook<Array<{ output?: string }>>(AGENT_PATH, {
+			prompt: `Who is lead ${lead.id}?`,
+		});
+		expect(answer.status).toBe(200);
+		const [first, second] = world.model.requests.slice(-2) as ChatRequest[];
+		const offered = first.tools?.find((t) => t.function.name === name);
+		expect(offered?.function.description).toBe(toolDescription('lead', 'get'));
+		expect(offered?.function.parameters).toMatchObject({
+			type: 'object',
+			properties: { leadId: expect.objectContaining({ type: 'string' }) },
+			required: ['leadId'],
+		});
+		expect(JSON.stringify(first.messages)).toContain(`Who is lead ${lead.id}?`);
+		const toolMessage = second.messages.find((m) => m.role === 'tool')!;
+		expect(String(toolMessage.content)).toContain(lead.id);
+		expect(String(toolMessage.content)).toContain('Grace');
+		expect(String(toolMessage.content)).not.toContain(world.sandbox.apiKey);
+		expect(
+			world.sandbox
+				.requests(since)
+				.filter((r) => r.path.startsWith('/api/v1'))
+				.map((r) => `${r.method} ${r.path}`),
+		).toEqual([`GET /api/v1/leads/${lead.id}`]);
+		const output = (Array.isArray(answer.body) ? answer.body[0] : answer.body) as {
+			output?: string;
+		};
+		expect(output.output).toContain('Found:');
+		expect(output.output).toContain('Grace');
+	});
+});
+
+describe('MCP: a rate limit that cannot be waited out (last: it leaves the key limited)', () => {
+	it('fails at once with the reset time and what to do, without the key', async () => {
+		// One request per 10 minutes: the node may wait up to 5 minutes, so it must give up and say when.
+		world.sandbox.config({ rateLimit: 1, windowMs: 600_000 });
+		const leadId = [...world.sandbox.store.leads.keys()][0];
+		const outcomes: ToolOutcome[] = [];
+		for (let i = 0; i < 3 && !outcomes.some((o) => o.isError); i++)
+			outcomes.push(await call('Get a lead', { leadId }));
+		const failed = outcomes.find((o) => o.isError)!;
+		expect(failed).toBeDefined();
+		expect(failed.text).toMatch(/Rate limit of the Outreach Automation API reached \(HTTP 429\)/);
+		expect(failed.text).toMatch(/resets at .* \(in \d+ s\)/);
+		expect(failed.text).toMatch(/Run the workflow again after the reset/);
+		const sent = outcomes.flatMap((o) => o.requests);
+		expect(sent.length).toBeLessThanOrEqual(2);
+	});
+});
