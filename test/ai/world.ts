@@ -22,16 +22,8 @@ import {
 	type N8nOptions,
 } from '../n8n/runtime';
 import { startModelServer, type ModelServer } from './model-server';
-import {
-	AGENT_WORKFLOW_ID,
-	agentWorkflow,
-	MCP_PATH,
-	MCP_TOKEN,
-	MCP_WORKFLOW_ID,
-	mcpCredential,
-	mcpWorkflow,
-	openAiCredential,
-} from './workflows';
+import { MCP_TOKEN, MCP_WORKFLOW_ID, mcpCredential, mcpUrl, readMcpExample } from '../n8n/mcp';
+import { AGENT_WORKFLOW_ID, agentWorkflow, openAiCredential } from './workflows';
 
 export const CREDENTIAL = {
 	id: 'OutreachSandbox1',
@@ -117,7 +109,7 @@ export async function startAiWorld(): Promise<AiWorld> {
 		);
 		await time('importWorkflows', () =>
 			importWorkflows(runtime, options, [
-				mcpWorkflow(CREDENTIAL),
+				readMcpExample(),
 				agentWorkflow(CREDENTIAL, model!.baseUrl),
 			]),
 		);
@@ -132,7 +124,7 @@ export async function startAiWorld(): Promise<AiWorld> {
 			model,
 			n8n,
 			userFolder,
-			mcpUrl: `${n8n.url}/mcp/${MCP_PATH}`,
+			mcpUrl: mcpUrl(n8n.url),
 			campaignId,
 			timings,
 		};
