@@ -11,14 +11,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { RESOURCES } from '../../nodes/OutreachAutomation/resources';
 import type { Lead } from '../sandbox/types';
 import type { ChatRequest } from './model-server';
-import {
-	connectMcp,
-	SEARCH_COMPANY,
-	SEARCH_MATCHES,
-	startAiWorld,
-	stopAiWorld,
-	type AiWorld,
-} from './world';
+import { connectMcp, resultText } from './mcp-client';
+import { SEARCH_COMPANY, SEARCH_MATCHES, startAiWorld, stopAiWorld, type AiWorld } from './world';
 import { AGENT_PATH, AGENT_TOOL, MCP_TOOLS, toolName } from './workflows';
 
 let world: AiWorld;
@@ -59,14 +53,8 @@ function mark(): number {
 
 async function call(nodeName: string, args: Record<string, unknown>): Promise<ToolOutcome> {
 	const since = mark();
-	const result = (await mcp.callTool({ name: toolName(nodeName), arguments: args })) as {
-		isError?: boolean;
-		content: Array<{ type: string; text?: string }>;
-	};
-	const text = result.content
-		.filter((c) => c.type === 'text')
-		.map((c) => c.text)
-		.join('\n');
+	const result = await mcp.callTool({ name: toolName(nodeName), arguments: args });
+	const text = resultText(result);
 	expect(text).not.toContain(world.sandbox.apiKey);
 	const requests = world.sandbox
 		.requests(since)

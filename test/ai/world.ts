@@ -8,9 +8,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-
 import { startSandbox, type Sandbox } from '../sandbox/server';
 import {
 	freePort,
@@ -152,15 +149,4 @@ export async function stopAiWorld(world: AiWorld | undefined, failed: boolean): 
 	} else {
 		fs.rmSync(world.userFolder, { recursive: true, force: true });
 	}
-}
-
-/** An MCP client connected over streamable HTTP, with the Bearer token (or another one). */
-export async function connectMcp(url: string, token: string = MCP_TOKEN): Promise<Client> {
-	const client = new Client({ name: 'outreach-ai-test', version: '1.0.0' });
-	await client.connect(
-		new StreamableHTTPClientTransport(new URL(url), {
-			requestInit: { headers: { authorization: `Bearer ${token}` } },
-		}),
-	);
-	return client;
 }

@@ -196,7 +196,7 @@ describe('n8n with the packed package', () => {
 
 	test('the examples imported with every node type known and the sandbox credential attached', async () => {
 		const known = new Set(world.exportedNodes.map((n) => n.name));
-		expect(world.exampleIds).toHaveLength(3);
+		expect(world.exampleIds).toHaveLength(4);
 		for (const id of world.exampleIds) {
 			const workflow = await world.n8n.publicApi<{
 				nodes: Array<{ type: string; credentials?: Json }>;

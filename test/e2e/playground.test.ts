@@ -15,6 +15,8 @@ import {
 	PROJECT_ROOT,
 	provision,
 } from '../n8n/runtime';
+import { MCP_TOKEN, mcpUrl } from '../n8n/mcp';
+import { connectMcp, resultText } from '../ai/mcp-client';
 
 // What the README and the playground's banner promise.
 const LOGIN = {
@@ -114,7 +116,7 @@ test(
 		});
 		expect(leads.status).toBe(200);
 
-		// Signed in as the README says, n8n shows the nodes, the credential and the three examples.
+		// Signed in as the README says, n8n shows the nodes, the credential and the examples.
 		const runtime = await provision({ quiet: true });
 		const editor = new N8nServer(runtime, { userFolder, port, brokerPort });
 		expect(await editor.ensureOwner(LOGIN)).toBe(false); // the playground created the account already
@@ -140,6 +142,44 @@ test(
 				JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'examples', f), 'utf8')).name as string,
 		);
 		expect(workflows.map((w) => w.name)).toEqual(expect.arrayContaining(names));
+
+		// The MCP URL and token the banner prints serve the tools: an MCP client lists them and creates a lead.
+		const mcp = mcpUrl(`http://127.0.0.1:${port}`);
+		expect(output).toContain(mcp);
+		expect(output).toContain(`Bearer ${MCP_TOKEN}`);
+		let client: Awaited<ReturnType<typeof connectMcp>> | undefined;
+		for (let attempt = 0; !client; attempt++) {
+			// n8n 2.x brings published triggers up in the background, just after it reports ready.
+			client = await connectMcp(mcp).catch((error: Error) => {
+				if (attempt >= 60) throw error;
+				return undefined;
+			});
+			if (!client) await new Promise((r) => setTimeout(r, 500));
+		}
+		try {
+			const { tools } = await client.listTools();
+			expect(tools.map((t) => t.name)).toEqual(
+				expect.arrayContaining(['Create_a_lead', 'Get_many_leads', 'Send_a_message']),
+			);
+			const marker = `Mcp${Date.now()}`;
+			const created = await client.callTool({
+				name: 'Create_a_lead',
+				arguments: {
+					firstName: 'Playground',
+					lastName: marker,
+					company: 'MCP Client Ltd',
+					linkedinUrl: `https://www.linkedin.com/in/${marker.toLowerCase()}`,
+				},
+			});
+			expect(created.isError).toBeFalsy();
+			expect(resultText(created)).toContain(marker);
+			const found = await fetch(`http://127.0.0.1:${sandboxPort}/api/v1/leads?search=${marker}`, {
+				headers: { authorization: `Bearer ${SANDBOX_KEY}` },
+			}).then((r) => r.json() as Promise<{ data: Array<{ last_name: string }> }>);
+			expect(found.data.map((l) => l.last_name)).toEqual([marker]);
+		} finally {
+			await client.close().catch(() => undefined);
+		}
 
 		// SIGTERM (what Ctrl+C or a closing terminal sends) stops n8n and the sandbox: both ports stop answering.
 		signalGroup(dev, 'SIGTERM');

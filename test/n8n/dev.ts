@@ -31,6 +31,14 @@ import {
 	provision,
 	type N8nOptions,
 } from './runtime';
+import {
+	MCP_EXAMPLE_FILE,
+	MCP_TOKEN,
+	MCP_WORKFLOW_ID,
+	mcpCredential,
+	mcpUrl,
+	publishWithCli,
+} from './mcp';
 
 const OWNER = {
 	email: 'owner@example.com',
@@ -113,6 +121,7 @@ const say = (message: string) =>
 /** What was imported last time, so a restart only re-imports what changed (and keeps your edits otherwise). */
 interface PlaygroundState {
 	credentialBaseUrl?: string;
+	mcpCredential?: boolean;
 	examples?: Record<string, string>;
 }
 
@@ -181,6 +190,12 @@ async function main(): Promise<void> {
 		state.credentialBaseUrl = sandbox.url;
 		fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
 	}
+	if (!state.mcpCredential) {
+		say(`importing the MCP Server Trigger's Bearer token credential (token ${MCP_TOKEN}) ...`);
+		await importCredentials(runtime, options, [mcpCredential()]);
+		state.mcpCredential = true;
+		fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
+	}
 
 	const examples = fs
 		.readdirSync(EXAMPLES_DIR)
@@ -206,6 +221,13 @@ async function main(): Promise<void> {
 				.digest('hex');
 		}
 		fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
+		// Importing leaves a workflow unpublished: publish the MCP example again, so its URL answers.
+		if (changed.includes(path.basename(MCP_EXAMPLE_FILE))) {
+			say(
+				'publishing "Outreach Automation over MCP" (its MCP Server Trigger serves the tools) ...',
+			);
+			await publishWithCli(runtime, options, MCP_WORKFLOW_ID);
+		}
 	}
 
 	say(`starting n8n on http://${HOST}:${flags.port} (log: ${options.logFile}) ...`);
@@ -231,7 +253,8 @@ async function main(): Promise<void> {
 			`  login          ${OWNER.email} / ${OWNER.password}`,
 			`  sandbox API    ${sandbox.url}/api/v1   (API key: ${DEMO_API_KEY})`,
 			`  credential     "${CREDENTIAL.name}" (already set up)`,
-			`  examples       Overview > the three "Outreach: ..." workflows`,
+			`  examples       Overview > the "Outreach: ..." workflows and "Outreach Automation over MCP"`,
+			`  MCP server     ${mcpUrl(editor)}   (Authorization: Bearer ${MCP_TOKEN})`,
 			`  simulate reply curl -X POST ${sandbox.url}/__sandbox/reply`,
 			`  n8n log        ${options.logFile}`,
 			'',
