@@ -337,6 +337,26 @@ describe('the AI Agent', () => {
 		await tool.click();
 		await ndv().waitFor();
 		await expect(ndv().getByTestId('parameter-input-resource').count()).resolves.toBe(1);
+
+		// The Tool Description a model reads follows the operation; Get Many as a tool defaults to Limit 10.
+		const toolDescription = async () =>
+			ndv()
+				.getByTestId('parameter-input-toolDescription')
+				.locator('textarea, input')
+				.first()
+				.inputValue();
+		await expect(toolDescription()).resolves.toMatch(/^Creates a new lead in Outreach Automation/);
+		await chooseOption('operation', /^Get Many/);
+		await waitUntil(
+			async () => (await toolDescription().catch(() => '')).startsWith('Lists leads'),
+			'the Get Many tool description',
+		);
+		await expect(
+			ndv().getByTestId('parameter-input-limit').locator('input').first().inputValue(),
+		).resolves.toBe('10');
+		await page.getByTestId('ndv-close-button').click();
+		await page.getByTestId('canvas-node').filter({ hasText: 'Outreach' }).first().waitFor();
+		await screenshot(SHOTS.agentTool);
 	});
 });
 

@@ -30,6 +30,11 @@ export const SHOTS = {
 		file: 'trigger-test-event.png',
 		caption: "The trigger's Fetch Test Event shows the newest message.",
 	},
+	agentTool: {
+		file: 'agent-tool.png',
+		caption:
+			'The Outreach Automation Tool under an AI Agent: one tool node per operation, here Get many leads.',
+	},
 } satisfies Record<string, Shot>;
 
 export const DOCS_DIR = path.join(PROJECT_ROOT, 'docs');
