@@ -146,7 +146,12 @@ describe('MCP: every tool call has its effect at the sandbox exactly once', () =
 		const outcome = await call('Get many leads', { search: SEARCH_COMPANY });
 		expect(outcome.isError).toBe(false);
 		expect(outcome.requests).toHaveLength(1);
-		expect(outcome.requests[0]).toMatchObject({ method: 'GET', path: '/api/v1/leads' });
+		// It asks for no more than it returns.
+		expect(outcome.requests[0]).toMatchObject({
+			method: 'GET',
+			path: '/api/v1/leads',
+			query: expect.objectContaining({ per_page: '10', search: SEARCH_COMPANY }),
+		});
 		const leads = items(outcome.text) as unknown as Lead[];
 		expect(leads).toHaveLength(10);
 		expect(new Set(leads.map((l) => l.company))).toEqual(new Set([SEARCH_COMPANY]));
@@ -255,11 +260,14 @@ describe('the AI Agent node calls the tool through its own loop', () => {
 			},
 		]);
 		const since = mark();
+		const asked = world.model.requests.length;
 		const answer = await world.n8n.callWebhook<Array<{ output?: string }>>(AGENT_PATH, {
 			prompt: `Who is lead ${lead.id}?`,
 		});
 		expect(answer.status).toBe(200);
-		const [first, second] = world.model.requests.slice(-2) as ChatRequest[];
+		// n8n's agent loop: one request with the tools, one with the tool's result.
+		expect(world.model.requests).toHaveLength(asked + 2);
+		const [first, second] = world.model.requests.slice(asked) as ChatRequest[];
 		const offered = first.tools?.find((t) => t.function.name === name);
 		expect(offered?.function.description).toBe(toolDescription('lead', 'get'));
 		expect(offered?.function.parameters).toMatchObject({
