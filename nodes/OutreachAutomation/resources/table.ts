@@ -72,7 +72,11 @@ const LIMIT: INodeProperties = {
 /** Get Many as an AI tool: a few results by default, so one call cannot flood a model's context. */
 export const TOOL_LIMIT_DEFAULT = 10;
 
-/** The same parameter, shown instead of LIMIT in the Tool variant ("@tool" is true there at run time too). */
+/**
+ * The same parameter, shown instead of LIMIT in the Tool variant ("@tool" is true there at run time too).
+ * Spread from LIMIT: n8n's lint asks every Limit for 50, the regular node's convention; this smaller
+ * default is deliberate and only reaches agents.
+ */
 const TOOL_LIMIT: INodeProperties = {
 	...LIMIT,
 	displayOptions: { show: { returnAll: [false], '@tool': [true] } },
@@ -89,6 +93,7 @@ function fieldsOf(operation: Operation): INodeProperties[] {
  * and stays editable.
  */
 function toolDescriptionOf(resource: string, operation: Operation): INodeProperties {
+	// A plain name: n8n's lint reads a member expression as a missing default.
 	const text = operation.toolDescription;
 	return {
 		displayName: 'Tool Description',

@@ -33,6 +33,11 @@ describe('a table row that cannot make a request fails when the package loads', 
 			{ method: 'GET', path: '/things', body: () => ({}) },
 			/GET and DELETE none/,
 		],
+		[
+			'a tool description that says nothing',
+			{ method: 'GET', path: '/things', toolDescription: 'Gets things' },
+			/toolDescription must tell a model/,
+		],
 		['a path with {id} and no id parameter', { method: 'GET', path: '/things/{id}' }, /needs `id`/],
 		[
 			'an id parameter and no {id}',
