@@ -15,8 +15,9 @@ import { searchCampaigns, searchLeads } from './listSearch/search';
 import { normalizeBaseUrl } from './transport/baseUrl';
 import { CREDENTIAL_TYPE } from './transport/constants';
 import { windowKey } from './transport/rateLimit';
-import type { TriggerState } from './trigger/newMessages';
-import { newestMessage, pollNewMessages, validState } from './trigger/newMessages';
+import { newestMessage, pollNewMessages } from './trigger/newMessages';
+import type { TriggerState } from './trigger/state';
+import { validState } from './trigger/state';
 import { redactedFailure, redactValue } from './transport/redact';
 
 /**

@@ -14,8 +14,10 @@ import { importWorkflows, N8N_MAJOR } from '../n8n/runtime';
 import { pollBudgetMs, pollsIn, readNodeState, shortPollBudgetEnv } from '../n8n/polls';
 import type { RequestLogEntry } from '../sandbox/server';
 import { sleep } from './measure';
-import type { ScenarioResult, Target, World } from './run';
+import { scenario, type Scenario, type ScenarioResult, type Target } from './figures';
+import { prepare } from './runs';
 import { TRIGGER_NODE, triggerWorkflow, type WorkflowJson } from './workflows';
+import { log, type World } from './world';
 
 export const DRAIN_WORKFLOW_ID = 'benchTriggerDrain';
 /** n8n's poll timeout for this scenario: a 2 s budget (pollBudgetMs(4)), one rate window. */
@@ -283,3 +285,10 @@ export function drainTargets(scenarios: ScenarioResult[]): Target[] {
 			];
 		});
 }
+
+/** Registered last in scenarios.ts: it restarts n8n with the durable scheduler. */
+export const drain: Scenario = {
+	key: 'drain',
+	run: async (world) => [await drainScenario({ world, prepare, scenario, log })],
+	targets: drainTargets,
+};

@@ -1,6 +1,6 @@
 /** The printed report: one Markdown table (readable in a terminal, pasteable into the README), then the notes. */
 import { median, range } from './measure';
-import type { BenchReport, ScenarioResult } from './run';
+import type { BenchReport, ScenarioResult } from './figures';
 
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 

@@ -5,7 +5,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { MAX_REMEMBERED_IDS } from '../../../nodes/OutreachAutomation/trigger/newMessages';
+import { MAX_REMEMBERED_IDS } from '../../../nodes/OutreachAutomation/trigger/state';
 import { TriggerHarness } from '../../engine/harness';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { VARIANTS, withPollBudget } from './trigger/budget';

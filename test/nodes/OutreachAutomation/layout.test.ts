@@ -18,6 +18,9 @@ const ALLOWED: Record<string, string[]> = {
 	transport: [],
 };
 
+/** trigger/, bottom first: each file imports only from the files before it. */
+const TRIGGER = ['state', 'pages', 'walk', 'order', 'drain', 'newMessages'];
+
 function sourceFiles(dir: string): string[] {
 	return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
 		const full = path.join(dir, entry.name);
@@ -54,4 +57,20 @@ describe('import direction', () => {
 			}
 		},
 	);
+});
+
+describe('import direction inside trigger/', () => {
+	const dir = path.join(root, 'trigger');
+
+	it('every file is in the order', () => {
+		const names = fs.readdirSync(dir).map((name) => name.replace(/\.ts$/, ''));
+		expect(names.sort()).toEqual([...TRIGGER].sort());
+	});
+
+	it.each(TRIGGER.map((name, i) => [name, i]))('%s imports only files below it', (name, i) => {
+		const source = fs.readFileSync(path.join(dir, `${name}.ts`), 'utf8');
+		for (const [, specifier] of source.matchAll(/from '\.\/([^']+)'/g)) {
+			expect(TRIGGER.slice(0, i as number)).toContain(specifier);
+		}
+	});
 });
