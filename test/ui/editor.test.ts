@@ -421,10 +421,14 @@ describe('campaigns and messages', () => {
 			.fill('Thanks for connecting!');
 		const since = lastRequest();
 		await ndv().getByTestId('node-execute-button').click();
+		// The output still shows the campaign's 1 item: wait for the request, not the count.
+		const sent = () =>
+			world.sandbox
+				.requests(since)
+				.filter((r) => r.method === 'POST' && r.path === '/api/v1/messages');
+		await waitUntil(async () => sent().length > 0, 'the message to be sent');
 		await expectItemCount('1 item');
-		const posts = world.sandbox
-			.requests(since)
-			.filter((r) => r.method === 'POST' && r.path === '/api/v1/messages');
+		const posts = sent();
 		expect(posts.map((r) => r.body)).toEqual([{ lead_id: leadId, body: 'Thanks for connecting!' }]);
 		await expectVisibleTexts(page.getByTestId('output-panel'), [leadId!]);
 	});
@@ -551,7 +555,7 @@ describe('the AI Agent', () => {
 });
 
 describe('the credential dialog', () => {
-	it('a Base URL the nodes refuse: the dialog says what is wrong while typing, and a node using it says so too', async () => {
+	it('a Base URL the nodes refuse: the dialog says what is wrong while typing, and still after its test fails', async () => {
 		await page.goto(`${world.n8n.url}/home/credentials/create`);
 		await page.getByTestId('new-credential-type-select').locator('input').fill('Outreach');
 		await page
@@ -582,6 +586,8 @@ describe('the credential dialog', () => {
 		// Saved anyway: n8n's test sends nothing (it reports an invalid URL); the notice stays and says why.
 		const before = world.sandbox.requests().length;
 		await baseUrl.fill(world.sandbox.url.replace('://', '://ada:s3cret@'));
+		// The notice shows once the editor has taken the value (it updates the form after a short delay).
+		await modal.getByText(userinfo, { exact: false }).waitFor();
 		await modal.getByTestId('parameter-input-apiKey').locator('input').fill(world.sandbox.apiKey);
 		await modal.getByTestId('credential-save-button').click();
 		await modal.getByText('Couldn’t connect with these settings').waitFor();
