@@ -301,6 +301,36 @@ describe('in the editor', () => {
 		await items.filter({ hasText: target.id }).click();
 		await ndv().getByTestId('node-execute-button').click();
 		await expectItemCount('1 item');
+	});
+
+	it('Update Lead with Company added and left empty: the field says it clears, and the service clears it', async () => {
+		const lead = [...world.sandbox.store.leads.values()].find(
+			(l) => l.last_name !== 'Hopper' && l.company !== '',
+		)!;
+		await chooseOption('operation', /^Update/);
+		const picker = ndv().getByTestId('resource-locator-leadId');
+		await picker.getByTestId('rlc-mode-selector').click();
+		await page.getByRole('option', { name: /^(By )?ID$/ }).click();
+		await picker
+			.locator('input[data-test-id=rlc-input], [data-test-id=rlc-input] input')
+			.first()
+			.fill(lead.id);
+		await addCollectionOption('Add Field', 'Company');
+		await expect(ndv().getByTestId('node-parameters').innerText()).resolves.toContain(
+			'Left empty, it is cleared on the lead',
+		);
+		const since = lastRequest();
+		await ndv().getByTestId('node-execute-button').click();
+		const patches = () =>
+			world.sandbox
+				.requests(since)
+				.filter((r) => r.method === 'PATCH' && r.path === `/api/v1/leads/${lead.id}`);
+		await waitUntil(async () => patches().length > 0, 'the update to be sent');
+		expect(patches().map((r) => r.body)).toEqual([{ company: '' }]);
+		expect(world.sandbox.store.leads.get(lead.id)).toMatchObject({
+			company: '',
+			first_name: lead.first_name,
+		});
 		await closeNdv();
 	});
 });

@@ -194,14 +194,18 @@ const additionalFields: INodeProperties = {
 	options: moreLeadFields,
 };
 
-/** An Update field, whose description says that leaving it empty clears it. */
+/**
+ * An Update field, whose description says that leaving it empty clears it; text fields say it under
+ * the input too (a description only shows on hover, and clearing loses data).
+ */
 function clearable(field: INodeProperties): INodeProperties {
 	const clears =
 		field.name === 'customFields'
 			? 'A field added with an empty value is cleared on the lead.'
 			: 'Left empty, it is cleared on the lead.';
 	const before = field.description ? `${field.description}. ` : '';
-	return { ...field, description: `${before}${clears}` };
+	const hint = field.type === 'string' ? { hint: 'Left empty, it is cleared on the lead' } : {};
+	return { ...field, description: `${before}${clears}`, ...hint };
 }
 
 const updateFields: INodeProperties = {
