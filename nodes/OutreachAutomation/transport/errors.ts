@@ -319,7 +319,7 @@ export function networkError(
 				`No answer from ${baseUrl} in time (${code}): the service is slow or busy; the Base URL need not be wrong. ${maybeDone} ` +
 				(extra.timeoutSet
 					? 'Raise Request Options > Timeout, or run it again later.'
-					: 'Run it again later, or set Request Options > Timeout.');
+					: 'Run it again later.');
 			break;
 		}
 		case 'refused':
