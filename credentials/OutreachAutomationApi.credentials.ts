@@ -8,8 +8,27 @@ import type {
 
 import {
 	AUTHORIZATION_HEADER,
+	BASE_URL_NOTICES,
 	CREDENTIAL_TEST_BASE_URL,
 } from '../nodes/OutreachAutomation/transport/baseUrl';
+
+/** The Base URL notices as dialog properties: each shows while the Base URL has its problem. */
+const baseUrlNotices: INodeProperties[] = BASE_URL_NOTICES.map((notice) => ({
+	displayName: notice.text,
+	name: notice.name,
+	type: 'notice',
+	default: '',
+	displayOptions: {
+		show: { baseUrl: [{ _cnd: { regex: notice.when } }] },
+		// An expression is only known when the workflow runs.
+		hide: {
+			baseUrl: [
+				{ _cnd: { startsWith: '=' } },
+				...(notice.unless ?? []).map((regex) => ({ _cnd: { regex } })),
+			],
+		},
+	},
+}));
 
 export class OutreachAutomationApi implements ICredentialType {
 	name = 'outreachAutomationApi';
@@ -35,6 +54,7 @@ export class OutreachAutomationApi implements ICredentialType {
 			description:
 				"The service's host root, without /api/v1 (the nodes add it), e.g. https://api.example.com. No user name or password, query or #fragment. For the local sandbox: http://127.0.0.1:4010.",
 		},
+		...baseUrlNotices,
 		{
 			displayName: 'API Key',
 			name: 'apiKey',

@@ -259,6 +259,30 @@ describe('PATCH /leads/:id', () => {
 		expect((await t.api.get(`/leads/${lead.id}`)).body.data).toEqual(lead);
 	});
 
+	it('clears fields sent empty: text and linkedin_url to "", lead_list_id and campaign_id to null', async () => {
+		const lead = await createLead({
+			first_name: 'Ada',
+			company: 'Acme',
+			linkedin_url: 'https://www.linkedin.com/in/ada',
+			lead_list_id: 'list-1',
+			stage: 'won',
+		});
+		const res = await t.api.patch(`/leads/${lead.id}`, {
+			company: '',
+			linkedin_url: '',
+			lead_list_id: null,
+			stage: '',
+		});
+		expect(res.status).toBe(200);
+		expect(res.body.data).toMatchObject({
+			first_name: 'Ada',
+			company: '',
+			linkedin_url: '',
+			lead_list_id: null,
+			stage: '',
+		});
+	});
+
 	it('answers 404 for an unknown id', async () => {
 		const res = await t.api.patch('/leads/ld_nope', { first_name: 'X' });
 		expect(res.status).toBe(404);

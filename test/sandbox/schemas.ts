@@ -128,25 +128,35 @@ const LEAD_FIELDS = {
 	campaign_id: z.string().nullable().optional(),
 	connection_status: z.enum(CONNECTION_STATUSES).optional(),
 };
+/** On PATCH an empty text clears the field; linkedin_url "" too (lead_list_id and campaign_id take null). */
+const LEAD_UPDATE_FIELDS = {
+	...LEAD_FIELDS,
+	linkedin_url: z
+		.string()
+		.refine((url) => url === '' || isHttpUrl(url), 'must be an http(s) URL')
+		.optional(),
+};
 const READ_ONLY_LEAD_FIELDS = ['id', 'created_at', 'updated_at'];
 
 /** Known fields are typed; any other key is a custom field and must hold a primitive. */
-const LeadFields = z
-	.object(LEAD_FIELDS)
-	.catchall(z.unknown())
-	.superRefine((lead, ctx) => {
-		for (const [key, value] of Object.entries(lead)) {
-			if (key in LEAD_FIELDS) continue;
-			const message = READ_ONLY_LEAD_FIELDS.includes(key)
-				? 'is read-only'
-				: key === 'profile_url'
-					? 'unknown field profile_url: this service calls it linkedin_url'
-					: isPrimitive(value)
-						? undefined
-						: 'a custom field must be a string, number, boolean or null';
-			if (message) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message });
-		}
-	});
+const leadFields = (fields: typeof LEAD_FIELDS) =>
+	z
+		.object(fields)
+		.catchall(z.unknown())
+		.superRefine((lead, ctx) => {
+			for (const [key, value] of Object.entries(lead)) {
+				if (key in LEAD_FIELDS) continue;
+				const message = READ_ONLY_LEAD_FIELDS.includes(key)
+					? 'is read-only'
+					: key === 'profile_url'
+						? 'unknown field profile_url: this service calls it linkedin_url'
+						: isPrimitive(value)
+							? undefined
+							: 'a custom field must be a string, number, boolean or null';
+				if (message) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message });
+			}
+		});
+const LeadFields = leadFields(LEAD_FIELDS);
 
 export const LeadCreateBody = LeadFields.superRefine((lead, ctx) => {
 	if (!lead.first_name && !lead.last_name && !lead.linkedin_url) {
@@ -156,7 +166,7 @@ export const LeadCreateBody = LeadFields.superRefine((lead, ctx) => {
 		});
 	}
 });
-export const LeadUpdateBody = LeadFields.superRefine((lead, ctx) => {
+export const LeadUpdateBody = leadFields(LEAD_UPDATE_FIELDS).superRefine((lead, ctx) => {
 	if (Object.keys(lead).length === 0)
 		ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'no fields to update' });
 });

@@ -105,14 +105,27 @@ const WIRE_NAMES: Record<string, string> = {
 	campaignId: 'campaign_id',
 };
 
-/** Turns the UI's values into the API's body, checking what can be checked before sending. */
-function leadBody(ctx: ItemParameters, values: IDataObject): IDataObject {
+/** IDs are cleared to null (the lead leaves its list or campaign); text to "". */
+const CLEARED_TO_NULL = new Set(['leadListId', 'campaignId']);
+
+function isEmpty(value: unknown): boolean {
+	return value === undefined || value === null || (typeof value === 'string' && !value.trim());
+}
+
+/**
+ * Turns the UI's values into the API's body, checking what can be checked before sending. With
+ * `clearEmpty` (Update), a field the user added and left empty is sent empty, so the service clears
+ * it; otherwise (Create) empty fields are left out.
+ */
+function leadBody(ctx: ItemParameters, values: IDataObject, clearEmpty: boolean): IDataObject {
 	const body: IDataObject = {};
 	for (const [name, wire] of Object.entries(WIRE_NAMES)) {
-		assignFilled(body, { [wire]: values[name] });
+		if (clearEmpty && Object.hasOwn(values, name) && isEmpty(values[name]))
+			body[wire] = CLEARED_TO_NULL.has(name) ? null : '';
+		else assignFilled(body, { [wire]: values[name] });
 	}
 	const url = body[PROFILE_URL_FIELD];
-	if (typeof url === 'string' && !/^https?:\/\/\S+$/i.test(url)) {
+	if (typeof url === 'string' && url !== '' && !/^https?:\/\/\S+$/i.test(url)) {
 		invalid(
 			ctx,
 			`LinkedIn Profile URL "${url}" is not a web address`,
@@ -129,7 +142,8 @@ function leadBody(ctx: ItemParameters, values: IDataObject): IDataObject {
 			invalid(ctx, `Custom Fields: "${name}" cannot be used as a field name`);
 		if (Object.hasOwn(body, name))
 			invalid(ctx, `Custom Fields: "${name}" is already set by another field`);
-		body[name] = entry.value as string;
+		if (!isEmpty(entry.value)) body[name] = entry.value as string;
+		else if (clearEmpty) body[name] = '';
 	}
 	return body;
 }
@@ -137,7 +151,7 @@ function leadBody(ctx: ItemParameters, values: IDataObject): IDataObject {
 function createBody(ctx: ItemParameters): IDataObject {
 	const values: IDataObject = { ...param<IDataObject>(ctx, 'additionalFields', {}) };
 	for (const field of leadFields) values[field.name] = param(ctx, field.name, '');
-	const body = leadBody(ctx, values);
+	const body = leadBody(ctx, values, false);
 	if (!Object.keys(body).length) {
 		invalid(
 			ctx,
@@ -149,7 +163,7 @@ function createBody(ctx: ItemParameters): IDataObject {
 }
 
 function updateBody(ctx: ItemParameters): IDataObject {
-	const body = leadBody(ctx, param<IDataObject>(ctx, 'updateFields', {}));
+	const body = leadBody(ctx, param<IDataObject>(ctx, 'updateFields', {}), true);
 	if (!Object.keys(body).length) {
 		invalid(ctx, 'Update Fields is empty: nothing to update', 'Add at least one field to change.');
 	}
@@ -180,14 +194,29 @@ const additionalFields: INodeProperties = {
 	options: moreLeadFields,
 };
 
+/**
+ * An Update field, whose description says that leaving it empty clears it; text fields say it under
+ * the input too (a description only shows on hover, and clearing loses data).
+ */
+function clearable(field: INodeProperties): INodeProperties {
+	const clears =
+		field.name === 'customFields'
+			? 'A field added with an empty value is cleared on the lead.'
+			: 'Left empty, it is cleared on the lead.';
+	const before = field.description ? `${field.description}. ` : '';
+	const hint = field.type === 'string' ? { hint: 'Left empty, it is cleared on the lead' } : {};
+	return { ...field, description: `${before}${clears}`, ...hint };
+}
+
 const updateFields: INodeProperties = {
 	displayName: 'Update Fields',
 	name: 'updateFields',
 	type: 'collection',
 	placeholder: 'Add Field',
 	default: {},
-	description: 'Only the fields added here are sent; the others keep their values',
-	options: [...leadFields, ...moreLeadFields],
+	description:
+		'Only the fields added here are sent; the others keep their values. A field added and left empty is cleared on the lead.',
+	options: [...leadFields, ...moreLeadFields].map(clearable),
 };
 
 const listFilters = filtersCollection([

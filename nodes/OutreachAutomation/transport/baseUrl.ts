@@ -78,6 +78,45 @@ export function credentialProblem(
 	return undefined;
 }
 
+/** A notice of the credential dialog: its text, and when it shows (pattern strings n8n's editor tests the Base URL with). */
+export interface BaseUrlNotice {
+	name: string;
+	text: string;
+	/** Shown when the Base URL matches this pattern... */
+	when: string;
+	/** ...unless it matches one of these. */
+	unless?: string[];
+}
+
+/**
+ * What credentialProblem refuses, said in the dialog while the user types (n8n shows the
+ * credential test's own failure only as "Invalid URL"). Expressions are left alone.
+ */
+export const BASE_URL_NOTICES: BaseUrlNotice[] = [
+	{
+		name: 'baseUrlSchemeNotice',
+		text: `The Base URL must start with http:// or https://. ${HOST_ROOT}`,
+		when: '\\S',
+		// Typing "https://" letter by letter is not an error yet.
+		unless: ['^\\s*[hH][tT][tT][pP][sS]?://', '^\\s*[hH]([tT]([tT]([pP]([sS]?:?/?)?)?)?)?\\s*$'],
+	},
+	{
+		name: 'baseUrlUserinfoNotice',
+		text: `The Base URL must not contain a user name or password: remove the "name:password@" part (the service is authenticated with the API Key field only). ${HOST_ROOT}`,
+		when: '^\\s*[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@',
+	},
+	{
+		name: 'baseUrlQueryNotice',
+		text: `The Base URL must not contain a query (?…) or a fragment (#…). ${HOST_ROOT}`,
+		when: '[?#]',
+	},
+	{
+		name: 'baseUrlSpacesNotice',
+		text: `The Base URL must be a plain web address, without spaces, backslashes or control characters inside. ${HOST_ROOT}`,
+		when: '\\S[\\s\\x00-\\x1f\\x7f]+\\S|\\\\',
+	},
+];
+
 const NORMALIZED = `String($credentials.baseUrl).trim().replace(${TRAILING_SLASHES}, "").replace(${API_SUFFIX}, "")`;
 
 /**

@@ -1,4 +1,6 @@
 import type { INode, JsonObject } from 'n8n-workflow';
+import type { NetworkFailure } from './network';
+import { tlsProblem } from './network';
 import { NodeApiError } from './redact';
 
 /** What a request was about, so an error can name it ("Lead ld_42 was not found"). */
@@ -262,22 +264,93 @@ export function rateLimitError(
 	});
 }
 
-/** No answer at all: refused, timed out, connection dropped. */
+/** "2 s", "1.5 s", "200 ms": a timeout as the user set it, in milliseconds. */
+function duration(ms: number): string {
+	return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+function hostOf(baseUrl: string): { host: string; hostname: string } {
+	try {
+		const url = new URL(baseUrl);
+		return { host: url.host, hostname: url.hostname };
+	} catch {
+		return { host: baseUrl, hostname: baseUrl };
+	}
+}
+
+export interface NetworkErrorExtra {
+	attempts?: number;
+	/** The request was not repeated because it may have been carried out (create, send, start, pause). */
+	notRepeated?: boolean;
+	/** The timeout in force, and whether the user set it under Request Options. */
+	timeoutMs?: number;
+	timeoutSet?: boolean;
+}
+
+/**
+ * No answer at all. Each kind says what happened and what to check: a timeout is not a wrong Base
+ * URL, and a refused connection never carried anything out.
+ */
 export function networkError(
 	node: INode,
-	reason: string,
+	failure: NetworkFailure,
 	baseUrl: string,
 	target: RequestTarget,
-	extra: { attempts?: number; notRepeated?: boolean } = {},
+	extra: NetworkErrorExtra = {},
 ): NodeApiError {
-	const notRepeated = extra.notRepeated
-		? ' The request was not repeated because it may already have been carried out (it creates or sends something): check before running it again.'
-		: '';
-	const tried = extra.attempts && extra.attempts > 1 ? ` Tried ${extra.attempts} times.` : '';
-	return apiError(node, { networkError: reason } as JsonObject, {
-		// The code stays out of the message: n8n would swap a message naming ECONNRESET for a generic one.
-		message: `Could not reach the Outreach Automation API at ${baseUrl}`,
-		description: `No answer (${reason}). Check the Base URL in the credential and that the service is reachable from n8n.${tried}${notRepeated}`,
+	const { code } = failure;
+	const attempts = extra.attempts ?? 1;
+	const tried = attempts === 1 ? 'Tried once.' : `Tried ${attempts} times.`;
+	// Refused, unknown host and TLS fail before the request leaves: nothing can have been done.
+	const notSent = `The request was not sent. ${tried}`;
+	const maybeDone = extra.notRepeated
+		? `${tried} The request was not repeated because it may already have been carried out (it creates or sends something): check before running it again.`
+		: tried;
+	const { host, hostname } = hostOf(baseUrl);
+	let message: string;
+	let description: string;
+	// Codes stay out of messages: n8n swaps a message naming ECONNRESET and the like for a generic one.
+	switch (failure.kind) {
+		case 'timeout': {
+			const ms = extra.timeoutMs;
+			const within = ms !== undefined ? ` within ${duration(ms)}` : ' in time';
+			message = `The Outreach Automation API did not answer${within}${extra.timeoutSet ? ' (Request Options > Timeout)' : ''}`;
+			description =
+				`No answer from ${baseUrl} in time (${code}): the service is slow or busy; the Base URL need not be wrong. ${maybeDone} ` +
+				(extra.timeoutSet
+					? 'Raise Request Options > Timeout, or run it again later.'
+					: 'Run it again later.');
+			break;
+		}
+		case 'refused':
+			message = `Connection refused at ${host}: the Outreach Automation service is not running there`;
+			description = `The connection was refused (${code}). Check the host and port of the Base URL in the credential, and that the service is running. ${notSent}`;
+			break;
+		case 'unknownHost':
+			message = `The host name "${hostname}" of the Base URL could not be found`;
+			description =
+				code === 'EAI_AGAIN'
+					? `The name lookup (DNS) failed for now (${code}): run it again later, and check that n8n can resolve host names. ${notSent}`
+					: `No address is known for this name (${code}): check the Base URL in the credential for a typo. ${notSent}`;
+			break;
+		case 'tls':
+			message = `The secure connection (TLS) to ${host} failed: ${tlsProblem(code) ?? 'the TLS handshake failed'}`;
+			description =
+				code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER'
+					? `(${code}) If the service does not use HTTPS, start the Base URL with http://. ${notSent}`
+					: `(${code}) n8n does not trust the server's certificate: give the service a certificate from a trusted authority, or for a test server only turn on Request Options > Ignore SSL Issues. ${notSent}`;
+			break;
+		case 'reset':
+			message = 'The connection to the Outreach Automation API was closed before an answer arrived';
+			description = `The connection to ${baseUrl} was reset (${code}): the service, a proxy or a firewall dropped it. ${maybeDone}`;
+			break;
+		default:
+			message = `Could not reach the Outreach Automation API at ${baseUrl}`;
+			description = `No answer (${code}). Check the Base URL in the credential and that the service is reachable from n8n. ${maybeDone}`;
+	}
+	return apiError(node, { networkError: code, kind: failure.kind } as JsonObject, {
+		message,
+		description,
 		httpCode: 'none',
 		itemIndex: target.itemIndex,
 	});

@@ -19,6 +19,7 @@ import {
 	SERVER_ERROR_MAX_RETRIES,
 } from './constants';
 import { checkedBaseUrl, credentialProblem, normalizeBaseUrl } from './baseUrl';
+import { networkFailure } from './network';
 import { redactError, rememberSecret } from './redact';
 import type { RequestTarget } from './errors';
 import {
@@ -174,20 +175,6 @@ function parseBody(body: unknown): unknown {
 	}
 }
 
-/** The low-level code (ECONNRESET, ETIMEDOUT...) of a failure, wherever n8n or axios put it. */
-function networkCode(error: unknown): string {
-	const seen = new Set<unknown>();
-	let current: unknown = error;
-	while (current && typeof current === 'object' && !seen.has(current)) {
-		seen.add(current);
-		const { code } = current as { code?: unknown };
-		if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
-		current = (current as { cause?: unknown }).cause;
-	}
-	const message = error instanceof Error ? error.message : String(error);
-	return /socket hang up/i.test(message) ? 'ECONNRESET' : 'network error';
-}
-
 /** Exponential backoff with jitter, for answers that say nothing about when to come back. */
 function backoff(attempt: number): number {
 	const base = SERVER_ERROR_BASE_DELAY_MS * 2 ** attempt;
@@ -283,10 +270,15 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 			if (signal?.aborted) throw cancelledError(node, request, true);
 			// n8n wraps transport failures in its own NodeApiError whose cause holds the request
 			// (headers included): keep only the error code, never the original object.
-			if (await retryAfterFailure()) continue;
-			throw networkError(node, networkCode(error), baseUrl, request, {
+			const failure = networkFailure(error);
+			// A certificate or a host name that does not exist will not change in a few seconds.
+			const lasting = failure.kind === 'tls' || failure.code === 'ENOTFOUND';
+			if (!lasting && (await retryAfterFailure())) continue;
+			throw networkError(node, failure, baseUrl, request, {
 				attempts: attempt,
 				notRepeated: !repeatable,
+				timeoutMs: options!.timeout,
+				timeoutSet: request.transport?.timeout !== undefined,
 			});
 		}
 

@@ -120,6 +120,77 @@ describe('Lead', () => {
 		sandbox.config({ deleteReturnsEmpty: false });
 	});
 
+	it('Update clears a field added and left empty: text to "", list and campaign to null, custom fields too (checked at the sandbox)', async () => {
+		const campaign = sandbox.store.addCampaign({
+			name: 'C',
+			type: 'connection_message',
+			steps: [{ type: 'connection_request' }],
+		});
+		const lead = sandbox.store.addLead({
+			first_name: 'Grace',
+			company: 'Navy',
+			title: 'Admiral',
+			linkedin_url: 'https://www.linkedin.com/in/grace',
+			lead_list_id: 'list-1',
+			campaign_id: campaign.id,
+			stage: 'won',
+			source: 'crm',
+		} as never);
+		const { error, items } = await runNode(creds, {
+			resource: 'lead',
+			operation: 'update',
+			leadId: rl(lead.id),
+			updateFields: {
+				company: '',
+				title: '  ',
+				linkedinUrl: '',
+				leadListId: '',
+				campaignId: '={{ $json.nothing }}',
+				customFields: { field: [{ name: 'stage', value: '' }] },
+			},
+		});
+		expect(error).toBeUndefined();
+		expect(last().body).toEqual({
+			company: '',
+			title: '',
+			linkedin_url: '',
+			lead_list_id: null,
+			campaign_id: null,
+			stage: '',
+		});
+		expect(sandbox.store.leads.get(lead.id)).toMatchObject({
+			first_name: 'Grace',
+			company: '',
+			title: '',
+			linkedin_url: '',
+			lead_list_id: null,
+			campaign_id: null,
+			stage: '',
+			source: 'crm',
+		});
+		expect(items[0].json).toMatchObject({ id: lead.id, company: '', first_name: 'Grace' });
+	});
+
+	it('Create still leaves empty fields out, custom fields with an empty value too', async () => {
+		const { error } = await runNode(creds, {
+			resource: 'lead',
+			operation: 'create',
+			firstName: 'Ada',
+			company: '',
+			additionalFields: {
+				leadListId: '',
+				customFields: {
+					field: [
+						{ name: 'stage', value: '' },
+						{ name: 'source', value: 'crm' },
+					],
+				},
+			},
+		});
+		expect(error).toBeUndefined();
+		expect(last().body).toEqual({ first_name: 'Ada', source: 'crm' });
+	});
+
 	it('Update with no field is refused before any request', async () => {
 		const lead = sandbox.store.addLead({ first_name: 'Nobody' });
 		const before = sandbox.requests().length;

@@ -1,7 +1,9 @@
 import { OutreachAutomationApi } from '../../../../credentials/OutreachAutomationApi.credentials';
 import {
+	BASE_URL_NOTICES,
 	checkedBaseUrl,
 	CREDENTIAL_TEST_BASE_URL,
+	credentialProblem,
 	normalizeBaseUrl,
 } from '../../../../nodes/OutreachAutomation/transport/baseUrl';
 import { evaluateCredentialExpression } from '../../../engine/harness';
@@ -42,5 +44,44 @@ describe('Base URL: one normalisation for the nodes and the credential test', ()
 		expect(checkedBaseUrl('sandbox.local:4010')).toBeUndefined();
 		expect(checkedBaseUrl('')).toBeUndefined();
 		expect(checkedBaseUrl(undefined)).toBeUndefined();
+	});
+});
+
+describe("the credential dialog's Base URL notices", () => {
+	// As n8n's editor decides: shown when `when` matches, hidden for expressions and `unless`.
+	const shown = (value: string) =>
+		BASE_URL_NOTICES.filter(
+			(notice) =>
+				!value.startsWith('=') &&
+				new RegExp(notice.when).test(value) &&
+				!(notice.unless ?? []).some((pattern) => new RegExp(pattern).test(value)),
+		).map((notice) => notice.name);
+
+	it.each([
+		'https://api.example.com',
+		' https://api.example.com/api/v1/ ',
+		'HTTP://API.EXAMPLE.COM:8080/base',
+		'https://api.example.com/a@b',
+		'api.example.com',
+		'ftp://api.example.com',
+		'https://ada:secret@api.example.com',
+		'https://api.example.com/?key=1',
+		'https://api.example.com/#top',
+		'https://api .example.com',
+		'https://api.example.com\\v1',
+	])('a notice shows for %j exactly when the nodes refuse it', (value) => {
+		const refused = credentialProblem(value, 'key-1')?.message.startsWith('The Base URL') ?? false;
+		expect(shown(value).length > 0).toBe(refused);
+	});
+
+	it('no notice while the field is empty, while "https://" is being typed, or for an expression', () => {
+		for (const value of ['', 'h', 'htt', 'https', 'https:/', '={{ $env.OUTREACH_URL }}'])
+			expect(shown(value)).toEqual([]);
+	});
+
+	it('names the problem: user name and password, query, scheme', () => {
+		expect(shown('https://ada:secret@api.example.com')).toEqual(['baseUrlUserinfoNotice']);
+		expect(shown('https://api.example.com?x=1')).toEqual(['baseUrlQueryNotice']);
+		expect(shown('api.example.com')).toEqual(['baseUrlSchemeNotice']);
 	});
 });

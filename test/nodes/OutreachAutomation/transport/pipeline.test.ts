@@ -214,7 +214,9 @@ describe('request pipeline', () => {
 				leadId: rl(lead.id),
 				body: 'Hello',
 			});
-			expect(error?.message).toMatch(/^Could not reach the Outreach Automation API/);
+			expect(error?.message).toBe(
+				'The connection to the Outreach Automation API was closed before an answer arrived',
+			);
 			expect(sandbox.stats().creates.message).toBe(1);
 			expect(sandbox.stats().requests).toBe(1);
 		});
@@ -341,8 +343,10 @@ describe("the node's Request Options", () => {
 					requestOptions: { timeout: 200 },
 				},
 			);
-			expect(error?.message).toBe(`Could not reach the Outreach Automation API at ${sandbox.url}`);
-			expect(error?.description).toMatch(/No answer \(ECONNABORTED\)/);
+			expect(error?.message).toBe(
+				'The Outreach Automation API did not answer within 200 ms (Request Options > Timeout)',
+			);
+			expect(error?.description).toMatch(/\(ECONNABORTED\)/);
 		} finally {
 			await sandbox.stop();
 		}
