@@ -14,7 +14,7 @@ import { unwrapLocators } from './shared/parameters';
 import { searchCampaigns, searchLeads } from './listSearch/search';
 import { normalizeBaseUrl } from './transport/baseUrl';
 import { CREDENTIAL_TYPE } from './transport/constants';
-import { windowKey } from './transport/rateLimit';
+import { windowKey } from './transport/pacing';
 import { newestMessage, pollNewMessages } from './trigger/newMessages';
 import type { TriggerState } from './trigger/state';
 import { validState } from './trigger/state';

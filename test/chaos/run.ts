@@ -14,7 +14,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 // The engine harness first: it loads the nodes, whose modules the transport imports below are part of.
 import { runNode, TriggerHarness } from '../engine/harness';
 import { resetPageSizes } from '../../nodes/OutreachAutomation/transport/pages';
-import { resetRateLimitState } from '../../nodes/OutreachAutomation/transport/rateLimit';
+import { resetRateLimitState } from '../../nodes/OutreachAutomation/transport/pacing';
 import { Random } from '../sandbox/random';
 import type { SandboxConfig } from '../sandbox/schemas';
 import { startSandbox, type Sandbox } from '../sandbox/server';

@@ -11,7 +11,7 @@ import { findOperation } from '../resources';
 import type { Operation, ResourceTable } from '../resources/table';
 import { itemParameters, requiredId, type ItemParameters } from '../shared/parameters';
 import { readList } from '../transport/pages';
-import { pause } from '../transport/rateLimit';
+import { pause } from '../transport/pacing';
 import type { ApiRequest } from '../transport/request';
 import { apiRequest, cancelSignal } from '../transport/request';
 import { redactedFailure, redactValue } from '../transport/redact';

@@ -34,10 +34,9 @@ import {
 	cancelSlot,
 	markExhausted,
 	pause,
-	readRateLimitHeaders,
 	releaseSlot,
 	windowKey,
-} from './rateLimit';
+} from './pacing';
 
 /** Every n8n context our nodes run requests from. */
 export type RequestContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
@@ -289,10 +288,9 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 
 		if (status === 429) {
 			rateLimited++;
-			const told = readRateLimitHeaders(headers);
-			const until = told.retryAt ?? told.resetAt ?? Date.now() + backoff(rateLimited - 1);
-			const wait = Math.max(0, until - Date.now());
-			markExhausted(key, until);
+			const now = Date.now();
+			const until = markExhausted(key, headers, now + backoff(rateLimited - 1), now);
+			const wait = Math.max(0, until - now);
 			if (!repeatable && !refusedBeforeRunning(body)) {
 				throw httpError(node, status, body, request, { attempts: attempt, notRepeated: true });
 			}

@@ -3,7 +3,7 @@
  * in words (timeout, refused, unknown host, TLS, reset), with the tries made and, for requests that
  * create or send, whether they may have been carried out. Counts connections, never times.
  */
-import { resetRateLimitState } from '../../../../nodes/OutreachAutomation/transport/rateLimit';
+import { resetRateLimitState } from '../../../../nodes/OutreachAutomation/transport/pacing';
 import { runNode } from '../../../engine/harness';
 import {
 	badCertServer,

@@ -3,7 +3,7 @@
  * the rate-limit headers, retries (only where safe), and the errors a user sees. Counts, not times.
  */
 import { resetPageSizes } from '../../../../nodes/OutreachAutomation/transport/pages';
-import { resetRateLimitState } from '../../../../nodes/OutreachAutomation/transport/rateLimit';
+import { resetRateLimitState } from '../../../../nodes/OutreachAutomation/transport/pacing';
 import { runNode } from '../../../engine/harness';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
 

@@ -9,7 +9,7 @@ import {
 	resetRateLimitState,
 	sweepRateLimitState,
 	windowKey,
-} from '../../../../nodes/OutreachAutomation/transport/rateLimit';
+} from '../../../../nodes/OutreachAutomation/transport/pacing';
 import { runNode } from '../../../engine/harness';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
 

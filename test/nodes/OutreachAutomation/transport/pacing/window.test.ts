@@ -6,7 +6,7 @@ import {
 	readRateLimitHeaders,
 	releaseSlot,
 	resetRateLimitState,
-} from '../../../../nodes/OutreachAutomation/transport/rateLimit';
+} from '../../../../../nodes/OutreachAutomation/transport/pacing';
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');
 
@@ -42,18 +42,33 @@ describe('rate-limit headers', () => {
 			),
 		).toEqual({
 			remaining: 7,
-			// Whole seconds to wait may be rounded down: one more second.
-			resetAt: NOW + 13_000,
+			// Named in whole seconds: the pacer learns whether the server rounds them up or down.
+			resetAt: NOW + 12_000,
+			resetCoarse: true,
 			retryAt: NOW + 2000,
 		});
 	});
 
-	it('a reset in whole seconds (epoch seconds, HTTP date) is read a second later; epoch ms exactly', () => {
-		const at = (reset: string) => readRateLimitHeaders({ 'x-ratelimit-reset': reset }, NOW).resetAt;
-		expect(at(String(NOW / 1000 + 12))).toBe(NOW + 13_000);
-		expect(at(new Date(NOW + 12_000).toUTCString())).toBe(NOW + 13_000);
-		expect(at(String(NOW + 12_000))).toBe(NOW + 12_000);
-		expect(at('12.5')).toBe(NOW + 12_500);
+	it('a reset in whole seconds (epoch seconds, HTTP date, seconds to wait) is marked coarse; epoch ms and fractions are exact', () => {
+		const read = (reset: string) => readRateLimitHeaders({ 'x-ratelimit-reset': reset }, NOW);
+		expect(read(String(NOW / 1000 + 12))).toEqual({ resetAt: NOW + 12_000, resetCoarse: true });
+		expect(read(new Date(NOW + 12_000).toUTCString())).toEqual({
+			resetAt: NOW + 12_000,
+			resetCoarse: true,
+		});
+		expect(read('12')).toEqual({ resetAt: NOW + 12_000, resetCoarse: true });
+		expect(read(String(NOW + 12_000))).toEqual({ resetAt: NOW + 12_000 });
+		expect(read('12.5')).toEqual({ resetAt: NOW + 12_500 });
+	});
+
+	it('a negative remaining reads as nothing left; an absurd or unreadable one as unknown', () => {
+		const remaining = (value: string) =>
+			readRateLimitHeaders({ 'x-ratelimit-remaining': value }, NOW).remaining;
+		expect(remaining('-3')).toBe(0);
+		expect(remaining('0')).toBe(0);
+		expect(remaining('99')).toBe(99);
+		expect(remaining('99999999999')).toBeUndefined();
+		expect(remaining('1e3')).toBeUndefined();
 	});
 });
 
@@ -67,6 +82,12 @@ describe('the shared window', () => {
 		Promise.race([
 			acquireSlot(key).then(() => true),
 			new Promise<boolean>((r) => setTimeout(() => r(false), 100)),
+		]);
+
+	const grantNow = async (key: string) =>
+		Promise.race([
+			acquireSlot(key),
+			new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)),
 		]);
 
 	beforeEach(() => resetRateLimitState());
@@ -97,8 +118,14 @@ describe('the shared window', () => {
 		// a and b may land in the new window: 10 - 2 left. Their answers say "0 left" of the old one.
 		releaseSlot('w2', a, headers(0, Date.now()));
 		releaseSlot('w2', b, headers(0, Date.now()));
+		// Each grant answered at once (as the server would count it), so only the window limits them.
 		let granted = 0;
-		while (await grantsNow('w2')) granted++;
+		for (;;) {
+			const slot = await grantNow('w2');
+			if (!slot) break;
+			granted++;
+			releaseSlot('w2', slot, headers(8 - granted, Date.now() + 60_000));
+		}
 		expect(granted).toBe(8);
 	});
 

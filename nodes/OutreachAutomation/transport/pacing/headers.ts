@@ -1,0 +1,123 @@
+/**
+ * Reading what one answer says about the rate limit: `X-RateLimit-Remaining`, `X-RateLimit-Reset` in any
+ * form servers use, `Retry-After`, and the server's clock. Pure functions: no state.
+ */
+
+export type HeaderBag = Record<string, unknown> | undefined;
+
+export function header(headers: HeaderBag, name: string): string | undefined {
+	if (!headers) return undefined;
+	const wanted = name.toLowerCase();
+	for (const [key, value] of Object.entries(headers)) {
+		if (key.toLowerCase() !== wanted) continue;
+		const first = Array.isArray(value) ? value[0] : value;
+		return first === undefined || first === null ? undefined : String(first).trim();
+	}
+	return undefined;
+}
+
+/**
+ * `X-RateLimit-Reset` in any of the forms servers use: epoch seconds, epoch milliseconds,
+ * seconds to wait, or an HTTP date. Returns the reset instant in epoch milliseconds.
+ */
+export function parseResetHeader(value: string | undefined, now: number): number | undefined {
+	if (value === undefined || value === '') return undefined;
+	if (/^\d+(\.\d+)?$/.test(value)) {
+		const n = Number(value);
+		if (n >= 1e12) return n; // epoch milliseconds
+		if (n >= 1e9) return n * 1000; // epoch seconds
+		return now + n * 1000; // seconds to wait
+	}
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : date;
+}
+
+/** `Retry-After`: seconds to wait or an HTTP date. Returns epoch milliseconds. */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+	if (value === undefined || value === '') return undefined;
+	if (/^\d+(\.\d+)?$/.test(value)) return now + Number(value) * 1000;
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : date;
+}
+
+export interface RateLimitHeaders {
+	remaining?: number;
+	/** The limit per window, when the server names it (`X-RateLimit-Limit`); only ever a hint. */
+	limit?: number;
+	/** The reset as named (never padded): see `resetCoarse`. */
+	resetAt?: number;
+	/**
+	 * Whether the reset was named in whole seconds (integer epoch seconds, seconds to wait, an HTTP
+	 * date): the server may have rounded the real instant up or down, which the pacer finds out once.
+	 */
+	resetCoarse?: boolean;
+	retryAt?: number;
+}
+
+/** Whole seconds: an HTTP date, integer epoch seconds or seconds to wait. Epoch ms and fractions are exact. */
+function wholeSeconds(value: string): boolean {
+	return /[a-z]/i.test(value) || (/^\d+$/.test(value) && Number(value) < 1e12);
+}
+
+/** A server clock this far from ours is skewed; below it, the `Date` header's 1-s resolution is noise. */
+const SKEW_TOLERANCE_MS = 2000;
+
+/** More than any real service allows in one window: such a count is a fault, not a budget. */
+const ABSURD_REMAINING = 1_000_000;
+
+/**
+ * How far the server's clock is ahead of ours, from its `Date` header (0 when unknown or close):
+ * absolute reset times are shifted by it, so a server a few seconds off still makes us wait.
+ */
+export function serverClockOffset(headers: HeaderBag, now: number): number {
+	const date = Date.parse(header(headers, 'date') ?? '');
+	if (Number.isNaN(date)) return 0;
+	const offset = date - now;
+	return Math.abs(offset) > SKEW_TOLERANCE_MS ? offset : 0;
+}
+
+function absolute(value: string | undefined): boolean {
+	return value !== undefined && !/^\d+(\.\d+)?$/.test(value)
+		? true
+		: value !== undefined && Number(value) >= 1e9;
+}
+
+/** A count header: negative reads as 0 (nothing left), absurdly large or unreadable as unknown. */
+function count(raw: string | undefined): number | undefined {
+	if (raw === undefined || !/^-?\d+$/.test(raw)) return undefined;
+	const n = Number(raw);
+	if (n > ABSURD_REMAINING) return undefined;
+	return Math.max(0, n);
+}
+
+export function readRateLimitHeaders(headers: HeaderBag, now = Date.now()): RateLimitHeaders {
+	const offset = serverClockOffset(headers, now);
+	const at = (value: string | undefined, parse: typeof parseResetHeader) => {
+		const instant = parse(value, now);
+		if (instant === undefined || value === undefined) return undefined;
+		return absolute(value) ? instant - offset : instant;
+	};
+	const reset = header(headers, 'x-ratelimit-reset');
+	const resetAt = at(reset, parseResetHeader);
+	const retryAfter = header(headers, 'retry-after');
+	let retryAt = at(retryAfter, parseRetryAfter);
+	// Retry-After as an HTTP date is absolute and may be truncated to the second: a second more costs
+	// less than a 429. In seconds it follows the rest of a 429's pacing.
+	if (retryAt !== undefined && retryAfter !== undefined && /[a-z]/i.test(retryAfter))
+		retryAt += 1000;
+	const result: RateLimitHeaders = {
+		remaining: count(header(headers, 'x-ratelimit-remaining')),
+		resetAt,
+		retryAt,
+	};
+	const limit = count(header(headers, 'x-ratelimit-limit'));
+	if (limit !== undefined && limit > 0) result.limit = limit;
+	if (resetAt !== undefined && reset !== undefined && wholeSeconds(reset))
+		result.resetCoarse = true;
+	return result;
+}
+
+/** Whether an answer carries the rate-limit headers at all. */
+export function hasRateLimitHeaders(headers: HeaderBag): boolean {
+	return header(headers, 'x-ratelimit-remaining') !== undefined;
+}

@@ -1,0 +1,62 @@
+/**
+ * Pacing without rate-limit headers: a budget of requests per span of time, starting from the
+ * documented limit (100 a minute) and learnt from each 429: how many requests passed in the span before
+ * it, and until when it says to wait. A span opens with its first request, as a server's window opens
+ * with the first request it counts, never at a nominal time: a span opened early drifts ahead of the
+ * server's window and runs into it. After a clean full span the budget grows by a tenth, in case the
+ * estimate was low.
+ */
+import { ASSUMED_RATE_LIMIT, ASSUMED_WINDOW_MS } from '../constants';
+
+export class Span {
+	budget = ASSUMED_RATE_LIMIT;
+	spanMs = ASSUMED_WINDOW_MS;
+	/** Whether budget and span were learnt from a 429 (until then requests grow by slow start). */
+	learnt = false;
+	start = 0;
+	sent = 0;
+	passed = 0;
+	limited = false;
+	open = false;
+
+	/** When the running span ends, or when the next may open (a span is closed after a 429). */
+	end(): number {
+		return this.open ? this.start + this.spanMs : this.start;
+	}
+
+	/** Opens a span with the request about to be sent. */
+	openAt(now: number): void {
+		if (this.open && !this.limited && this.sent >= this.budget)
+			this.budget += Math.max(1, Math.floor(this.budget / 10));
+		this.start = now;
+		this.sent = 0;
+		this.passed = 0;
+		this.limited = false;
+		this.open = true;
+	}
+
+	/** Whether one more request fits in the running span (and counts it if so). */
+	take(): boolean {
+		if (this.sent >= this.budget) return false;
+		this.sent++;
+		return true;
+	}
+
+	/**
+	 * A 429 without rate-limit headers: what passed in this span is the budget, the span lasts until
+	 * `until`, and the next one opens with the first request after it. Later 429s of the same burst only
+	 * push that back (they say nothing about the span's length).
+	 */
+	learn(until: number): void {
+		if (this.open) {
+			if (this.passed > 0) this.budget = this.passed;
+			this.spanMs = Math.max(1000, until - this.start);
+			this.open = false;
+			this.learnt = true;
+		}
+		this.start = Math.max(this.start, until);
+		this.sent = 0;
+		this.passed = 0;
+		this.limited = true;
+	}
+}

@@ -1,0 +1,139 @@
+/**
+ * Several separate Node processes on one API key, each running the action node in n8n's engine
+ * (process-worker.ts): what queue-mode workers, several n8n instances or a user's own scripts are to the
+ * service. The processes share nothing but the sandbox's answers. Used by the pacing tests and the bench.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+import type { Sandbox } from '../sandbox/server';
+import type { WorkerResult, WorkerRun } from './process-worker';
+
+export interface ProcessPool {
+	size: number;
+	/** Runs one job per process (`delaysMs[i]` after the others are told to start), all at once. */
+	run(
+		jobs: Array<Omit<WorkerRun, 'baseUrl' | 'apiKey'>>,
+		delaysMs?: number[],
+	): Promise<WorkerResult[]>;
+	stop(): Promise<void>;
+}
+
+const WORKER = path.join(__dirname, 'process-worker.ts');
+
+/** Starts `size` worker processes and waits until each has loaded n8n's engine and the nodes. */
+export async function startProcesses(
+	size: number,
+	target: { baseUrl: string; apiKey: string },
+): Promise<ProcessPool> {
+	const children: ChildProcess[] = [];
+	const ready: Array<Promise<void>> = [];
+	for (let i = 0; i < size; i++) {
+		const child = fork(WORKER, [], {
+			execArgv: [
+				'-r',
+				'ts-node/register/transpile-only',
+				'-r',
+				path.join(__dirname, '..', 'setup-env.js'),
+			],
+			// .ts before the codex .json beside each node file (Node tries .json first).
+			env: {
+				...process.env,
+				TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.test.json'),
+				TS_NODE_PREFER_TS_EXTS: 'true',
+			},
+			stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+		});
+		children.push(child);
+		ready.push(
+			new Promise((resolve, reject) => {
+				child.once('error', reject);
+				child.once('exit', (code) => reject(new Error(`worker ${i} exited with ${code}`)));
+				child.on('message', (message: { ready?: boolean }) => {
+					if (message.ready) resolve();
+				});
+			}),
+		);
+	}
+	await Promise.all(ready);
+
+	const runOne = (child: ChildProcess, job: WorkerRun) =>
+		new Promise<WorkerResult>((resolve) => {
+			const onMessage = (message: { result?: WorkerResult }) => {
+				if (!message.result) return;
+				child.off('message', onMessage);
+				resolve(message.result);
+			};
+			child.on('message', onMessage);
+			child.send({ run: job });
+		});
+
+	return {
+		size,
+		async run(jobs, delaysMs = []) {
+			return Promise.all(
+				jobs.map(async (job, i) => {
+					const delay = delaysMs[i] ?? 0;
+					if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+					return runOne(children[i], { ...target, ...job });
+				}),
+			);
+		},
+		async stop() {
+			await Promise.all(
+				children.map(
+					(child) =>
+						new Promise<void>((resolve) => {
+							if (child.exitCode !== null) return resolve();
+							child.removeAllListeners('exit');
+							child.once('exit', () => resolve());
+							child.kill('SIGTERM');
+						}),
+				),
+			);
+		},
+	};
+}
+
+export interface SharedRunFigures {
+	requests: number;
+	rateLimited: number;
+	created: number;
+	duplicates: number;
+	failed: number;
+	/** From the first request the sandbox saw to the last answer, ms. */
+	wallMs: number;
+	/** The least that many creates can take from the first request: every full window waited out. */
+	floorMs: number;
+}
+
+/**
+ * Runs `perProcess` creates in each of the pool's processes against `sandbox` (reset first), all at once
+ * or staggered, and returns the figures the tests assert and the bench prints.
+ */
+export async function runShared(
+	pool: ProcessPool,
+	sandbox: Sandbox,
+	options: { perProcess: number; staggerMs?: number; tag: string },
+): Promise<SharedRunFigures> {
+	const { rateLimit, windowMs } = sandbox.config();
+	const jobs = Array.from({ length: pool.size }, (_, p) => ({
+		names: Array.from({ length: options.perProcess }, (_, i) => `${options.tag}-p${p}-${i}`),
+	}));
+	const delays = jobs.map((_, p) => p * (options.staggerMs ?? 0));
+	const results = await pool.run(jobs, delays);
+	const log = sandbox.requests();
+	const stats = sandbox.stats();
+	const total = pool.size * options.perProcess;
+	const first = Math.min(...log.map((entry) => entry.time));
+	const last = Math.max(...results.map((r) => r.endedAt));
+	return {
+		requests: stats.requests,
+		rateLimited: stats.rateLimited,
+		created: stats.creates.lead,
+		duplicates: stats.duplicateCreates,
+		failed: results.reduce((n, r) => n + r.failed.length, 0),
+		wallMs: last - first,
+		floorMs: (Math.ceil(total / rateLimit) - 1) * windowMs,
+	};
+}
