@@ -10,6 +10,7 @@ module.exports = {
 		'<rootDir>/test/bench/',
 		'<rootDir>/test/queue/',
 		'<rootDir>/test/ui/',
+		'<rootDir>/test/install/',
 	],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],

@@ -2,13 +2,14 @@
 // The release, in one place: .github/workflows/publish.yml runs it to publish to npm, and `npm run test:install`
 // runs it against a local registry (a rehearsal), so the two cannot drift.
 //
-//   node scripts/release.mjs --registry <url> [--provenance] [--tag <git tag>] [--pack-dir <dir>]
+//   node scripts/release.mjs --registry <url> [--provenance] [--tag <git tag>] [--pack-dir <dir>] [--skip-checks]
 //
 // Steps: the tag matches package.json's version (when --tag is given), build + lint (`npm run lint` builds),
 // unit tests, `npm pack`, checks of the tarball, `npm publish <tarball>`. The registry is never implied: a
 // mistyped or missing --registry stops the release instead of falling back to npm's default. --provenance is
 // the one step only GitHub Actions can do (an OIDC token signs where the package was built); it is refused
-// elsewhere. Authentication comes from npm's own config (publish.yml: setup-node's .npmrc + NODE_AUTH_TOKEN).
+// elsewhere. --skip-checks (lint and unit tests already run by the caller, as `.ci/run` does before the
+// install test) is refused with --provenance: a real release always runs them. Authentication comes from npm's own config (publish.yml: setup-node's .npmrc + NODE_AUTH_TOKEN).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,6 +30,7 @@ function parseArgs(argv) {
 		else if (arg === '--provenance') options.provenance = true;
 		else if (arg === '--tag') options.tag = value();
 		else if (arg === '--pack-dir') options.packDir = value();
+		else if (arg === '--skip-checks') options.skipChecks = true;
 		else throw new Error(`unknown option ${arg}`);
 	}
 	if (!options.registry) throw new Error('--registry <url> is required (no default, on purpose)');
@@ -36,8 +38,18 @@ function parseArgs(argv) {
 		throw new Error(`--registry ${options.registry} is not an http(s) URL`);
 	if (options.provenance && process.env.GITHUB_ACTIONS !== 'true')
 		throw new Error('--provenance needs GitHub Actions (an OIDC token); it cannot be made here');
+	if (options.provenance && options.skipChecks)
+		throw new Error(
+			'--skip-checks is for rehearsals: a release with --provenance runs every check',
+		);
 	return options;
 }
+
+// NODE_ENV=test (a test runner's) switches n8n's lint rules into their own self-test mode, where every file
+// name is wrong: the steps never inherit it (jest sets it again for the unit tests).
+const baseEnv = Object.fromEntries(
+	Object.entries(process.env).filter(([name]) => name !== 'NODE_ENV'),
+);
 
 const log = (line) => process.stderr.write(`[release] ${line}\n`);
 
@@ -48,7 +60,7 @@ function step(name, command, args, extra = {}) {
 		cwd: root,
 		stdio: extra.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
 		encoding: 'utf8',
-		env: { ...process.env, ...extra.env },
+		env: { ...baseEnv, ...extra.env },
 	});
 	log(`${name}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	return output;
@@ -84,8 +96,13 @@ function main() {
 	if (options.tag !== undefined && options.tag !== `v${manifest.version}`)
 		throw new Error(`tag ${options.tag} does not match package.json's version ${manifest.version}`);
 
-	step('build and lint', 'npm', ['run', 'lint', '--silent']);
-	step('unit tests', 'npm', ['run', 'test:unit', '--silent']);
+	if (options.skipChecks) {
+		log('lint and unit tests skipped (--skip-checks): building only');
+		step('build', 'npm', ['run', 'build', '--silent']);
+	} else {
+		step('build and lint', 'npm', ['run', 'lint', '--silent']);
+		step('unit tests', 'npm', ['run', 'test:unit', '--silent']);
+	}
 
 	const packDir = options.packDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'outreach-release-'));
 	fs.mkdirSync(packDir, { recursive: true });

@@ -181,6 +181,9 @@ describe('GitHub workflows (a release n8n can verify)', () => {
 		expect(run(['--registry', 'http://127.0.0.1:9', '--provenance'])).toMatch(
 			/--provenance needs GitHub Actions/,
 		);
+		expect(run(['--registry', 'http://127.0.0.1:9', '--skip-checks', '--provenance'])).toMatch(
+			/--provenance needs GitHub Actions/,
+		);
 		expect(run(['--registry', 'http://127.0.0.1:9', '--tag', 'v0.0.0-not-this'])).toMatch(
 			/does not match package.json's version/,
 		);
