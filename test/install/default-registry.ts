@@ -100,9 +100,22 @@ export class DefaultRegistryProxy {
 			http_proxy: this.url,
 			npm_config_https_proxy: this.url,
 			npm_config_proxy: this.url,
+			npm_config_noproxy: `${HOST},localhost`,
 			NODE_EXTRA_CA_CERTS: this.certificates.caFile,
 			npm_config_cafile: this.certificates.caFile,
 		};
+	}
+
+	/** The same, as an .npmrc (for npm commands n8n runs with a stripped environment). */
+	npmrc(): string {
+		return [
+			`https-proxy=${this.url}`,
+			`proxy=${this.url}`,
+			`noproxy=${HOST},localhost`,
+			`cafile=${this.certificates.caFile}`,
+			'update-notifier=false',
+			'',
+		].join('\n');
 	}
 
 	async start(): Promise<void> {

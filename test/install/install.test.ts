@@ -233,8 +233,11 @@ describe("n8n's installer at the default registry address (through the test's pr
 		expect([first.status, first.leads.length]).toEqual([200, 3]);
 
 		await publishPatch();
-		// The list offers the patch release; Update installs it; the workflow and credential still run.
+		// The list offers the patch release (npm outdated, through the proxy); Update installs it; the
+		// workflow and credential still run.
+		const servedBefore = w().proxy.record.served.length;
 		const [listed] = await communityPackages(n8n);
+		expect(w().proxy.record.served.length).toBeGreaterThan(servedBefore);
 		expect(listed).toMatchObject({ installedVersion: VERSION, updateAvailable: PATCH });
 		await timed('apiUpdate', () =>
 			n8n.rest('PATCH', '/community-packages', { name: PACKAGE_NAME, version: PATCH }),

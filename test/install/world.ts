@@ -104,6 +104,12 @@ export async function freshN8n(
 ): Promise<N8nOptions> {
 	const userFolder = fs.mkdtempSync(path.join(world.dir, `${name}-`));
 	world.folders.push(userFolder);
+	// n8n 1.x runs `npm outdated` (the editor's "Update available") with an environment stripped to PATH, so
+	// the proxy settings must also live in the nodes folder's own .npmrc, which npm reads from its cwd;
+	// without it that one command asked the real registry directly.
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+	fs.mkdirSync(nodesDir, { recursive: true });
+	fs.writeFileSync(path.join(nodesDir, '.npmrc'), world.proxy.npmrc());
 	return {
 		userFolder,
 		port: await freePort(),
@@ -152,7 +158,17 @@ export async function runLeads(n8n: N8nServer): Promise<{ status: number; leads:
 
 /** The node types n8n offers in its panel (the editor's /types/nodes.json), ours only. */
 export async function ourNodeTypes(n8n: N8nServer): Promise<string[]> {
-	const types = await n8n.session<Array<{ name: string }>>('GET', '/types/nodes.json');
+	// n8n 1.x rewrites the file after an install: a read in the middle of it is cut short, so read again.
+	let types: Array<{ name: string }> = [];
+	for (let attempt = 1; ; attempt++) {
+		try {
+			types = await n8n.session<Array<{ name: string }>>('GET', '/types/nodes.json');
+			break;
+		} catch (error) {
+			if (attempt >= 10 || !(error instanceof SyntaxError)) throw error;
+			await new Promise((resolve) => setTimeout(resolve, 500));
+		}
+	}
 	return [
 		...new Set(types.map((t) => t.name).filter((n) => n.startsWith(`${PACKAGE_NAME}.`))),
 	].sort();
