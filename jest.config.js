@@ -11,6 +11,7 @@ module.exports = {
 		'<rootDir>/test/queue/',
 		'<rootDir>/test/ui/',
 		'<rootDir>/test/ai/',
+		'<rootDir>/test/install/',
 	],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],

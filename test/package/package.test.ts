@@ -133,25 +133,59 @@ describe('pinned versions', () => {
 });
 
 describe('GitHub workflows (a release n8n can verify)', () => {
-	test('publish: on a version tag, with provenance and an OIDC token, after lint and tests', () => {
+	test('publish: on a version tag, the release script with provenance and an OIDC token', () => {
 		const workflow = readWorkflow('publish.yml');
 		expect(Object.keys(workflow.on)).toEqual(['push']);
 		expect(workflow.on.push.tags).toEqual([expect.stringMatching(/^v/)]);
 		expect(workflow.permissions).toMatchObject({ 'id-token': 'write', contents: 'read' });
 		const steps = stepsOf(workflow);
 		const commands = runs(steps);
-		const publish = commands.findIndex((c) => /npm publish/.test(c));
-		expect(commands[publish]).toMatch(/--provenance/);
-		expect(commands[publish]).toMatch(/--access public/);
-		for (const before of ['npm ci', 'npm run lint', 'npm run test:unit']) {
-			const at = commands.findIndex((c) => c.startsWith(before));
-			expect(at).toBeGreaterThanOrEqual(0);
-			expect(at).toBeLessThan(publish);
-		}
+		// One release path: the script `npm run test:install` rehearses, never a second `npm publish`.
+		expect(commands.filter((c) => /npm publish/.test(c))).toEqual([]);
+		const release = commands.findIndex((c) => c.startsWith('node scripts/release.mjs'));
+		expect(release).toBeGreaterThan(commands.findIndex((c) => c.startsWith('npm ci')));
+		expect(commands.findIndex((c) => c.startsWith('npm ci'))).toBeGreaterThanOrEqual(0);
+		expect(commands[release]).toMatch(/--registry https:\/\/registry\.npmjs\.org( |$)/);
+		expect(commands[release]).toMatch(/--provenance/);
+		expect(commands[release]).toMatch(/--tag "\$\{GITHUB_REF_NAME\}"/);
 		const setup = steps.find((s) => s.uses?.startsWith('actions/setup-node'));
 		expect(setup?.with?.['registry-url']).toBe('https://registry.npmjs.org');
-		expect(steps.find((s) => /npm publish/.test(s.run ?? ''))?.env?.NODE_AUTH_TOKEN).toMatch(
-			/secrets\./,
+		expect(steps.find((s) => (s.run ?? '').startsWith('node scripts/release.mjs'))?.env).toEqual({
+			NODE_AUTH_TOKEN: expect.stringMatching(/secrets\./),
+		});
+	});
+
+	test('the release script: lint, unit tests, pack, then publish to the registry it is given', () => {
+		const script = fs.readFileSync(path.join(ROOT, 'scripts', 'release.mjs'), 'utf8');
+		const at = (pattern: RegExp) => script.search(pattern);
+		const publish = at(/'publish',\n\s*tarball/);
+		expect(publish).toBeGreaterThan(0);
+		for (const before of [/\['run', 'lint'/, /\['run', 'test:unit'/, /\['pack', '--json'/]) {
+			expect(at(before)).toBeGreaterThan(0);
+			expect(at(before)).toBeLessThan(publish);
+		}
+		expect(script).toMatch(/'--access',\n\s*'public'/);
+		// The registry is never implied, and provenance only where GitHub can sign it.
+		const run = (args: string[], github = false) => {
+			try {
+				execFileSync('node', [path.join(ROOT, 'scripts', 'release.mjs'), ...args], {
+					env: { ...process.env, GITHUB_ACTIONS: github ? 'true' : '' },
+					stdio: 'pipe',
+				});
+				return '';
+			} catch (error) {
+				return String((error as { stderr?: Buffer }).stderr);
+			}
+		};
+		expect(run([])).toMatch(/--registry <url> is required/);
+		expect(run(['--registry', 'http://127.0.0.1:9', '--provenance'])).toMatch(
+			/--provenance needs GitHub Actions/,
+		);
+		expect(
+			run(['--registry', 'http://127.0.0.1:9', '--skip-checks', '--provenance'], true),
+		).toMatch(/a release with --provenance runs every check/);
+		expect(run(['--registry', 'http://127.0.0.1:9', '--tag', 'v0.0.0-not-this'])).toMatch(
+			/does not match package.json's version/,
 		);
 	});
 
