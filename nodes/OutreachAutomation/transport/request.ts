@@ -29,14 +29,7 @@ import {
 	notEnvelopeError,
 	rateLimitError,
 } from './errors';
-import {
-	acquireSlot,
-	cancelSlot,
-	markExhausted,
-	pause,
-	releaseSlot,
-	windowKey,
-} from './pacing';
+import { acquireSlot, cancelSlot, markExhausted, pause, releaseSlot, windowKey } from './pacing';
 
 /** Every n8n context our nodes run requests from. */
 export type RequestContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
