@@ -3,7 +3,7 @@
  * copy whose signal and exit handlers never fire):
  * - counts failures, so afterAll prints the tail of n8n's log and keeps the n8n user folder;
  * - on Ctrl+C / SIGTERM / SIGHUP, or when its parent (npm) goes away, stops the process groups the suite
- *   started (n8n, n8n CLI commands; registered by test/n8n/runtime.ts in __outreachChildGroups) and exits;
+ *   started (n8n, n8n CLI commands; registered by test/n8n/processes.ts in __outreachChildGroups) and exits;
  * - at teardown, kills any group still registered.
  */
 const { TestEnvironment } = require('jest-environment-node');
