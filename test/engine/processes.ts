@@ -22,10 +22,7 @@ export interface ProcessPool {
 const WORKER = path.join(__dirname, 'process-worker.ts');
 
 /** Starts `size` worker processes and waits until each has loaded n8n's engine and the nodes. */
-export async function startProcesses(
-	size: number,
-	target: { baseUrl: string; apiKey: string },
-): Promise<ProcessPool> {
+export async function startProcesses(size: number, baseUrl: string): Promise<ProcessPool> {
 	const children: ChildProcess[] = [];
 	const ready: Array<Promise<void>> = [];
 	for (let i = 0; i < size; i++) {
@@ -75,7 +72,7 @@ export async function startProcesses(
 				jobs.map(async (job, i) => {
 					const delay = delaysMs[i] ?? 0;
 					if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-					return runOne(children[i], { ...target, ...job });
+					return runOne(children[i], { baseUrl, ...job });
 				}),
 			);
 		},
@@ -108,16 +105,18 @@ export interface SharedRunFigures {
 }
 
 /**
- * Runs `perProcess` creates in each of the pool's processes against `sandbox` (reset first), all at once
- * or staggered, and returns the figures the tests assert and the bench prints.
+ * Runs `perProcess` creates in each of the pool's processes against `sandbox`, all at once or staggered,
+ * on `apiKey` (a key of its own per run: each process remembers what it learnt of a key), and returns the
+ * figures the tests assert and the bench prints.
  */
 export async function runShared(
 	pool: ProcessPool,
 	sandbox: Sandbox,
-	options: { perProcess: number; staggerMs?: number; tag: string },
+	options: { perProcess: number; staggerMs?: number; tag: string; apiKey: string },
 ): Promise<SharedRunFigures> {
 	const { rateLimit, windowMs } = sandbox.config();
 	const jobs = Array.from({ length: pool.size }, (_, p) => ({
+		apiKey: options.apiKey,
 		names: Array.from({ length: options.perProcess }, (_, i) => `${options.tag}-p${p}-${i}`),
 	}));
 	const delays = jobs.map((_, p) => p * (options.staggerMs ?? 0));

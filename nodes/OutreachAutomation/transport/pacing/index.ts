@@ -96,42 +96,49 @@ export function rememberedWindows(): number {
 }
 
 /** For tests and the bench: what the pacer has inferred about a key. */
-export function pacingState(key: string): { sharers: number; coarse: string; unpaced: boolean } {
+export function pacingState(key: string): {
+	sharers: number;
+	rounding: string;
+	whole: string;
+	unpaced: boolean;
+} {
 	const window = windowFor(key);
 	return {
 		sharers: window.share.sharers,
-		coarse: window.coarseMode,
+		rounding: window.rounding,
+		whole: window.whole,
 		unpaced: window.unpaced,
 	};
 }
 
-/** Waits until `until`, or answers "too long" when that is further than we may wait. */
+/** Waits until `until` (or `stop`), or answers "too long" when that is further than we may wait. */
 async function waitUntil(
 	window: Window,
 	until: number,
-	signal: AbortSignal | undefined,
+	stop: Promise<void>,
 ): Promise<Slot | undefined> {
 	const now = Date.now();
 	if (until - now > MAX_SINGLE_WAIT_MS)
 		return { probe: false, epoch: window.epoch, seq: 0, tooLongUntil: until };
-	await pause(until - now, signal);
+	await Promise.race([sleep(Math.max(0, until - now)), stop]);
 	return undefined;
 }
 
-/** Waits for the next answer, but never past the window's reset (when a new window may begin). */
-async function nextAnswer(window: Window, signal: AbortSignal | undefined): Promise<void> {
-	const resetAt = window.resetAt;
-	if (resetAt !== undefined && window.alarmAt !== resetAt) {
-		// One alarm per window wakes every waiter at its reset.
-		window.alarmAt = resetAt;
-		void pause(resetAt - Date.now()).then(() => window.wake());
-	}
-	await Promise.race([window.change(), aborted(signal)]);
+/** Waits for the next answer or `until` (default: the window's reset), whichever comes first. */
+async function nextAnswer(
+	window: Window,
+	stop: Promise<void>,
+	until = window.resetAt,
+): Promise<void> {
+	if (until !== undefined) window.alarm(until);
+	await Promise.race([window.change(), stop]);
 }
 
 /** Waits until a request may be sent without exceeding the window; undefined once `signal` aborts. */
 export async function acquireSlot(key: string, signal?: AbortSignal): Promise<Slot | undefined> {
 	const window = windowFor(key);
+	// One listener on the execution's signal per request, however often it waits.
+	const stop = aborted(signal);
 	for (;;) {
 		if (signal?.aborted) return undefined;
 		const now = Date.now();
@@ -140,14 +147,14 @@ export async function acquireSlot(key: string, signal?: AbortSignal): Promise<Sl
 			// Counting own requests in flight against answers that arrived out of order can reach 0
 			// early: with none in flight, the server's own figure is exact again.
 			if (window.inFlightNow() > 0 && (window.toldLow ?? 0) > 0) {
-				await nextAnswer(window, signal);
+				await nextAnswer(window, stop);
 				continue;
 			}
 			if ((window.toldLow ?? 0) > 0 && window.share.alone()) {
 				window.remaining = window.toldLow;
 				continue;
 			}
-			const tooLong = await waitUntil(window, window.resetAt ?? now + 1000, signal);
+			const tooLong = await waitUntil(window, window.resetAt ?? now + 1000, stop);
 			if (tooLong) return tooLong;
 			continue;
 		}
@@ -158,14 +165,14 @@ export async function acquireSlot(key: string, signal?: AbortSignal): Promise<Sl
 			const learning = !span.learnt && window.inFlightNow() >= window.share.cwnd;
 			if (!learning && span.take()) return window.send(false);
 			if (learning) {
-				await Promise.race([window.change(), aborted(signal)]);
+				await Promise.race([window.change(), stop]);
 				continue;
 			}
 			// In steps: a 429 may meanwhile teach a shorter span than the one assumed.
 			const spanEnd = span.start + span.spanMs;
 			if (spanEnd - now > MAX_SINGLE_WAIT_MS)
 				return { probe: false, epoch: window.epoch, seq: 0, tooLongUntil: spanEnd };
-			await pause(Math.min(spanEnd - now, 1000), signal);
+			await Promise.race([sleep(Math.max(0, Math.min(spanEnd - now, 1000))), stop]);
 			continue;
 		}
 		if (window.remaining === undefined) {
@@ -173,19 +180,30 @@ export async function acquireSlot(key: string, signal?: AbortSignal): Promise<Sl
 				window.probing = true;
 				return window.send(true);
 			}
-			await Promise.race([window.change(), aborted(signal)]);
+			await Promise.race([window.change(), stop]);
 			continue;
 		}
 		const inFlight = window.inFlightNow();
-		if (inFlight < window.share.allowance(window.remaining + inFlight, inFlight)) {
+		const left = window.remaining + inFlight;
+		if (inFlight < window.share.allowance(left, inFlight)) {
+			// With others on the key, its share is spread over what is left of the window: sent in
+			// one burst, every process's would land on a window already spent by the others'.
+			if (!window.share.alone(inFlight) && window.resetAt !== undefined) {
+				if (now < window.nextSendAt) {
+					await nextAnswer(window, stop, window.nextSendAt);
+					continue;
+				}
+				const gap = ((window.resetAt - now) * window.share.current(inFlight)) / Math.max(1, left);
+				window.nextSendAt = now + gap;
+			}
 			window.remaining--;
 			return window.send(false);
 		}
 		// Our share is in flight: the next answer says more. With none in flight, the rest of this
 		// window is the others'.
-		if (inFlight > 0) await nextAnswer(window, signal);
+		if (inFlight > 0) await nextAnswer(window, stop);
 		else {
-			const tooLong = await waitUntil(window, window.resetAt ?? now + 1000, signal);
+			const tooLong = await waitUntil(window, window.resetAt ?? now + 1000, stop);
 			if (tooLong) return tooLong;
 		}
 	}
@@ -236,7 +254,7 @@ export function releaseSlot(
 			window.unpaced = false;
 			const previousNamed = window.namedReset;
 			if (slot.coarseTest && previousNamed !== undefined)
-				window.learnCoarse(status, told, previousNamed);
+				window.learnCoarse(slot.coarseTest, status, told, previousNamed);
 			window.limit = Math.max(window.limit, told.limit ?? 0, told.remaining + 1);
 			// What the server has left, less our own requests it will count after this one.
 			const left = told.remaining - window.sentAfter(slot);
@@ -303,7 +321,7 @@ export function markExhausted(
 	if (until > (window.resetAt ?? 0)) {
 		window.resetAt = until;
 		// The wait no longer ends where a whole-second window would: not the moment to test it.
-		window.testDue = false;
+		window.testDue = undefined;
 	}
 	window.wake();
 	return until;

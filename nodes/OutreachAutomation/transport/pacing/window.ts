@@ -4,6 +4,8 @@
  * limit of a server that sends no headers (Span), and whether a reset named in whole seconds is rounded
  * up or down.
  */
+import { sleep } from 'n8n-workflow';
+
 import { RESET_MARGIN_MS } from '../constants';
 import type { RateLimitHeaders } from './headers';
 import { Share } from './share';
@@ -14,21 +16,25 @@ export interface Slot {
 	epoch: number;
 	/** Order of sending: tells which own requests went out after this one. */
 	seq: number;
-	/** Sent before a whole-second reset named, where a whole-second window would end (see setReset). */
-	coarseTest?: boolean;
+	/** A probe sent to test how to read whole-second resets (see Window.setReset). */
+	coarseTest?: 'rounding' | 'whole';
 	/** Set instead of a slot when the reset is further away than we may wait. */
 	tooLongUntil?: number;
 }
 
 /**
- * How to read a reset named in whole seconds. `aligned`: the server rounds it up and its window lasts
- * whole seconds, so a window this process opened ends exactly that many seconds after it opened it
- * (earlier than named). `padded`: anything else; the reset may be up to a second after the one named.
+ * How a server rounds a reset it names in whole seconds (`up`: the named second is safe; `down`: the
+ * reset may come up to a second later), and whether its windows last whole seconds, so that a window
+ * this process opened ends exactly so many seconds after it opened it (often most of a second before
+ * the named one).
  */
-export type Coarse = 'unknown' | 'aligned' | 'padded';
+export type Rounding = 'unknown' | 'up' | 'down';
+export type Whole = 'unknown' | 'yes' | 'no';
 
 /** A whole-second reset rounded down may be up to this much later than named. */
 const WHOLE_SECOND_MS = 1000;
+/** The rounding test goes this soon after the named second: only clock jitter, not a margin. */
+const TEST_OFFSET_MS = 10;
 
 export class Window {
 	/** Requests this process may still send in the window: the server's figure less its own since. */
@@ -40,17 +46,20 @@ export class Window {
 	/** The reset as the server named it, and whether in whole seconds. */
 	namedReset: number | undefined;
 	coarse = false;
-	coarseMode: Coarse = 'unknown';
+	rounding: Rounding = 'unknown';
+	whole: Whole = 'unknown';
 	/** When this process opened the current window with its probe (its answer's time), if it did. */
 	opened: number | undefined;
-	/** The window's length in whole seconds (ms), once `aligned`. */
+	/** The window's length in whole seconds (ms), once tested. */
 	wholeMs: number | undefined;
 	/** The largest window limit seen: a probe told one less opened its window. */
 	limit = 0;
-	/** The reset an alarm is set for (see nextAnswer). */
-	alarmAt: number | undefined;
-	/** Whether the next probe tests the whole-second reading (the wait ends before the named second). */
-	testDue = false;
+	/** The earliest time an alarm will wake every waiter. */
+	private alarmAt: number | undefined;
+	/** With others on the key: when this process may send its next request. */
+	nextSendAt = 0;
+	/** What the next probe tests, if anything: its wait ends where the tested reading says. */
+	testDue: 'rounding' | 'whole' | undefined;
 	probing = false;
 	/** Counts windows seen; a slot remembers the one it was sent in. */
 	epoch = 0;
@@ -105,30 +114,37 @@ export class Window {
 
 	/**
 	 * Takes the reset an answer named. Exact resets are waited out with a small margin. One named in
-	 * whole seconds may be rounded up or down; but a window this process opened, on a server whose
-	 * windows last whole seconds and that rounds up, ends exactly so many seconds after it opened
-	 * (often most of a second before the named one). The first such window tests that (at most one
-	 * 429); a server that fails it is waited out to a second past the named reset. A request never
-	 * waits more than a second past the reset named.
+	 * whole seconds is tested once at the named second itself (a fresh window: rounded up; a 429 or
+	 * the old window: down, and then waited out to a second past it). On a server that rounds up, a
+	 * window this process opened is tested once at whole seconds after it opened; if that holds, such
+	 * windows are waited out to there. Each test costs at most one 429; a request never waits more
+	 * than a second past the reset named.
 	 */
 	setReset(told: RateLimitHeaders, now: number): void {
 		const named = told.resetAt ?? now + WHOLE_SECOND_MS;
 		this.namedReset = named;
 		this.coarse = told.resetCoarse === true;
-		this.testDue = false;
+		this.testDue = undefined;
+		const wholeEnd =
+			this.opened !== undefined && named - this.opened >= WHOLE_SECOND_MS
+				? this.opened +
+					(this.wholeMs ?? Math.floor((named - this.opened) / WHOLE_SECOND_MS) * WHOLE_SECOND_MS)
+				: undefined;
 		if (!this.coarse) {
 			this.resetAt = named + RESET_MARGIN_MS;
-		} else if (this.coarseMode === 'padded') {
+		} else if (this.rounding === 'down') {
 			this.resetAt = named + WHOLE_SECOND_MS;
-		} else if (this.coarseMode === 'aligned') {
-			const end = this.opened !== undefined ? this.opened + this.wholeMs! : named;
-			this.resetAt = Math.min(end, named) + RESET_MARGIN_MS;
-		} else if (this.opened !== undefined && named - this.opened >= WHOLE_SECOND_MS) {
-			this.wholeMs = Math.floor((named - this.opened) / WHOLE_SECOND_MS) * WHOLE_SECOND_MS;
-			this.resetAt = this.opened + this.wholeMs + RESET_MARGIN_MS;
-			this.testDue = true;
+		} else if (this.rounding === 'unknown') {
+			this.resetAt = named + TEST_OFFSET_MS;
+			this.testDue = 'rounding';
+		} else if (wholeEnd === undefined || wholeEnd > named || this.whole === 'no') {
+			this.resetAt = named + RESET_MARGIN_MS;
 		} else {
-			this.resetAt = named + WHOLE_SECOND_MS;
+			this.resetAt = wholeEnd + RESET_MARGIN_MS;
+			if (this.whole === 'unknown') {
+				this.wholeMs = wholeEnd - this.opened!;
+				this.testDue = 'whole';
+			}
 		}
 	}
 
@@ -138,25 +154,30 @@ export class Window {
 		if (told.resetAt !== undefined && !told.resetCoarse) return told.resetAt + RESET_MARGIN_MS;
 		if (told.retryAt !== undefined) return told.retryAt;
 		if (told.resetAt === undefined) return undefined;
-		if (this.coarseMode === 'aligned') return told.resetAt + RESET_MARGIN_MS;
+		if (this.rounding === 'up') return told.resetAt + RESET_MARGIN_MS;
 		return told.resetAt + WHOLE_SECOND_MS;
 	}
 
-	/** What the test probe's answer showed: a new window (aligned), or a 429 or the old one (padded). */
-	learnCoarse(status: number | undefined, told: RateLimitHeaders, previousNamed: number): void {
-		if (this.coarseMode !== 'unknown') return;
+	/** What a test probe's answer showed: a fresh window (the reading holds), or a 429 or the old one. */
+	learnCoarse(
+		test: 'rounding' | 'whole',
+		status: number | undefined,
+		told: RateLimitHeaders,
+		previousNamed: number,
+	): void {
 		const fresh =
 			status !== 429 &&
 			told.resetAt !== undefined &&
 			told.resetAt > previousNamed + WHOLE_SECOND_MS / 2;
-		this.coarseMode = fresh ? 'aligned' : 'padded';
+		if (test === 'rounding') this.rounding = fresh ? 'up' : 'down';
+		else this.whole = fresh ? 'yes' : 'no';
 	}
 
 	send(probe: boolean): Slot {
 		const slot: Slot = { probe, epoch: this.epoch, seq: ++this.seq };
 		if (probe && this.testDue) {
-			slot.coarseTest = true;
-			this.testDue = false;
+			slot.coarseTest = this.testDue;
+			this.testDue = undefined;
 		}
 		this.inFlight.set(slot.seq, slot.epoch);
 		return slot;
@@ -170,6 +191,17 @@ export class Window {
 		const waiters = this.waiters;
 		this.waiters = [];
 		for (const resolve of waiters) resolve();
+	}
+
+	/** Wakes every waiter at `at` (one timer for all of them). */
+	alarm(at: number): void {
+		const now = Date.now();
+		if (this.alarmAt !== undefined && this.alarmAt > now && this.alarmAt <= at) return;
+		this.alarmAt = at;
+		void sleep(Math.max(0, at - now)).then(() => {
+			if (this.alarmAt === at) this.alarmAt = undefined;
+			this.wake();
+		});
 	}
 
 	/** Resolves at the next answer (or any other change worth a new look). */
