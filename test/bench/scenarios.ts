@@ -19,11 +19,13 @@
  *   8   bigPages: Lead > Get Many, Return All over 10,000 / 2,000 leads from a server allowing 1,000 per page
  *   (variants.ts holds their server settings and sizes)
  *   9   drain: Trigger, a 20,000 / 4,000 message backlog drained over several polls (test/bench/drain.ts)
+ *   10  processes: Lead > Create shared by 1, 2 and 4 separate processes on one key (test/bench/processes.ts)
  */
 import { drain } from './drain';
 import type { Scenario } from './figures';
 import { coarse, create, get, headerless } from './items';
 import { bigPages, getAll, http } from './lists';
+import { processes } from './processes';
 import { trigger } from './trigger';
 
 export const SCENARIOS: Scenario[] = [
@@ -35,5 +37,6 @@ export const SCENARIOS: Scenario[] = [
 	trigger,
 	coarse,
 	headerless, // after the other action scenarios: the node keeps the pace it learnt here
+	processes, // its own sandbox and processes: n8n is not involved
 	drain, // last of all: it restarts n8n with the durable scheduler
 ];

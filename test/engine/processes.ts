@@ -13,7 +13,7 @@ export interface ProcessPool {
 	size: number;
 	/** Runs one job per process (`delaysMs[i]` after the others are told to start), all at once. */
 	run(
-		jobs: Array<Omit<WorkerRun, 'baseUrl' | 'apiKey'>>,
+		jobs: Array<Omit<WorkerRun, 'baseUrl'>>,
 		delaysMs?: number[],
 	): Promise<WorkerResult[]>;
 	stop(): Promise<void>;

@@ -193,7 +193,11 @@ export async function acquireSlot(key: string, signal?: AbortSignal): Promise<Sl
 					await nextAnswer(window, stop, window.nextSendAt);
 					continue;
 				}
-				const gap = ((window.resetAt - now) * window.share.current(inFlight)) / Math.max(1, left);
+				// Spread to the window's earliest possible end: a reset named in whole seconds may be up
+				// to a second after it.
+				const named = window.namedReset ?? window.resetAt;
+				const end = window.coarse ? named - 1000 : Math.min(window.resetAt, named);
+				const gap = (Math.max(0, end - now) * window.share.current(inFlight)) / Math.max(1, left);
 				window.nextSendAt = now + gap;
 			}
 			window.remaining--;
@@ -237,8 +241,10 @@ export function releaseSlot(
 		if (!window.span.learnt) window.share.cwnd++;
 	}
 	// A 429 while the window seemed to have room: someone else on the key took it.
-	if (status === 429 && current && !window.unpaced && (window.remaining ?? 0) > 0)
-		window.share.overrun();
+	if (status === 429 && current && !window.unpaced) {
+		if (slot.probe && !slot.coarseTest) window.share.crowded();
+		else if ((window.remaining ?? 0) > 0) window.share.overrun();
+	}
 	if (headers !== undefined && current) {
 		if (told.remaining === undefined) {
 			// Only an answer of the service itself (not a 429 or 5xx a proxy may have sent) says it has

@@ -27,7 +27,7 @@ const MAX_SHARERS = 8;
 /** How much more than the measured others a process leaves them room for. */
 const SAFETY = 2;
 /** Slow start: the first requests of a cautious window, as a fraction of what is left. */
-const INITIAL_FRACTION = 1 / 8;
+const INITIAL_FRACTION = 1 / 16;
 
 /**
  * One window as this process's answers showed it: the highest and the lowest `remaining` it was told,
@@ -123,6 +123,12 @@ export class Share {
 		}
 		this.tally.add(remaining, seq);
 		if (this.cautious) this.cwnd++;
+	}
+
+	/** A 429 to a probe, the first request of a window: someone else is on the key for certain. */
+	crowded(): void {
+		this.sharers = Math.max(this.sharers, 2);
+		this.overrun();
 	}
 
 	/** A 429 although the window seemed to have room: someone else took it. */
