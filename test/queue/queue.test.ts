@@ -124,6 +124,8 @@ test('(a) 6 workflows x 100 lead creates at once, one key, two workers: 0 failed
 	expect(byProcess.get('worker2') ?? 0).toBeGreaterThan(0);
 	expect(failed).toHaveLength(0);
 	expect(stats.leads).toBe(600);
+	// Two workers pace as one key's share each (they learn of each other from X-RateLimit-Remaining).
+	expect(stats.rateLimited / stats.requests).toBeLessThanOrEqual(0.05);
 });
 
 const isOk = (r: ForwardedRequest) => r.status >= 200 && r.status < 300;

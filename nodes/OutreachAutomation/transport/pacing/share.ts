@@ -18,8 +18,8 @@
 
 /** A measurement from fewer own answers than this says too little to change the estimate. */
 const MIN_OWN_ANSWERS = 2;
-/** Below this, the others' part of a window is noise (requests counted out of order): alone. */
-const ALONE = 1.2;
+/** Below this, alone: the sure estimate is 1 whenever its own requests explain the fall. */
+const ALONE = 1.01;
 /** Slow start: at least this many own requests in flight while cautious. */
 const INITIAL_CWND = 2;
 /** More sharers than this are not told apart: a process always keeps some of a window. */
@@ -59,7 +59,8 @@ class Tally {
 		const all = this.highest.remaining - this.lowest.remaining - this.carried;
 		if (all <= 0) return undefined;
 		const answered = this.answers - 1;
-		if (sure && all - answered - inFlight <= 0) return 1;
+		// One unexplained step is tolerated: a request of the window before, counted late.
+		if (sure && all - answered - inFlight <= 1) return 1;
 		// Every answered request was counted by the lowest one at the latest; of those in flight,
 		// the ones sent before it most likely were too.
 		const bySeq = this.lowest.seq - this.highest.seq;
