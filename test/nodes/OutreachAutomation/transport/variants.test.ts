@@ -243,7 +243,7 @@ describe('the action node against server variants', () => {
 		['http-date', 'floor'],
 		['http-date', 'ceil'],
 	] as const)(
-		'resets with 1-second resolution (%s, rounded %s): 40 creates over 4 windows, 0 429s',
+		'resets with 1-second resolution (%s, rounded %s): 40 creates over 4 windows, at most one 429 (to learn the rounding)',
 		async (resetFormat, resetRounding) => {
 			sandbox.config({ resetFormat, resetRounding, rateLimit: 10, windowMs: 1000 });
 			const { items, error } = await runNode(
@@ -254,8 +254,10 @@ describe('the action node against server variants', () => {
 			expect(error).toBeUndefined();
 			expect(items).toHaveLength(40);
 			expect(sandbox.stats().creates.lead).toBe(40);
-			expect(sandbox.stats().rateLimited).toBe(0);
-			expect(sandbox.stats().requests).toBe(40);
+			// A server that rounds down shows it once, with one 429 to the probe sent at the named second.
+			const learning = resetRounding === 'floor' ? 1 : 0;
+			expect(sandbox.stats().rateLimited).toBe(learning);
+			expect(sandbox.stats().requests).toBe(40 + learning);
 		},
 		60_000,
 	);
