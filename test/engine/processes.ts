@@ -12,10 +12,7 @@ import type { WorkerResult, WorkerRun } from './process-worker';
 export interface ProcessPool {
 	size: number;
 	/** Runs one job per process (`delaysMs[i]` after the others are told to start), all at once. */
-	run(
-		jobs: Array<Omit<WorkerRun, 'baseUrl'>>,
-		delaysMs?: number[],
-	): Promise<WorkerResult[]>;
+	run(jobs: Array<Omit<WorkerRun, 'baseUrl'>>, delaysMs?: number[]): Promise<WorkerResult[]>;
 	stop(): Promise<void>;
 }
 
