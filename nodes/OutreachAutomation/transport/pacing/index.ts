@@ -95,22 +95,6 @@ export function rememberedWindows(): number {
 	return windows.size;
 }
 
-/** For tests and the bench: what the pacer has inferred about a key. */
-export function pacingState(key: string): {
-	sharers: number;
-	rounding: string;
-	whole: string;
-	unpaced: boolean;
-} {
-	const window = windowFor(key);
-	return {
-		sharers: window.share.sharers,
-		rounding: window.rounding,
-		whole: window.whole,
-		unpaced: window.unpaced,
-	};
-}
-
 /** Waits until `until` (or `stop`), or answers "too long" when that is further than we may wait. */
 async function waitUntil(
 	window: Window,
