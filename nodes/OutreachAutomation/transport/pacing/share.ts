@@ -54,13 +54,14 @@ class Tally {
 	 * by own requests alone (else the best guess, for a process still finding out); undefined until
 	 * there is a fall.
 	 */
-	sharers(inFlight: number, sure = true): number | undefined {
+	sharers(inFlight: number, sure = true, tolerated = 1): number | undefined {
 		if (!this.highest || !this.lowest) return undefined;
 		const all = this.highest.remaining - this.lowest.remaining - this.carried;
 		if (all <= 0) return undefined;
 		const answered = this.answers - 1;
-		// One unexplained step is tolerated: a request of the window before, counted late.
-		if (sure && all - answered - inFlight <= 1) return 1;
+		// While requests are in flight, one unexplained step is tolerated (a request of the window
+		// before, counted late); once all are answered the count is exact.
+		if (sure && all - answered - inFlight <= tolerated) return 1;
 		// Every answered request was counted by the lowest one at the latest; of those in flight,
 		// the ones sent before it most likely were too.
 		const bySeq = this.lowest.seq - this.highest.seq;
@@ -95,7 +96,7 @@ export class Share {
 	}
 
 	private measure(tally: Tally): void {
-		const sharers = tally.sharers(0);
+		const sharers = tally.sharers(0, true, 0);
 		if (sharers === undefined || tally.answers < MIN_OWN_ANSWERS) return;
 		// Bounded: a process that got little of a window must still get some of the next.
 		this.sharers = Math.min(sharers, MAX_SHARERS);
