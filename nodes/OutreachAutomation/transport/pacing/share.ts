@@ -6,12 +6,13 @@
  *
  * From that it keeps `sharers`: how many processes like itself the key's traffic amounts to
  * ((others + own) / own, measured over the last whole window, once all its requests were answered).
- * Each process then keeps at most remaining / sharers of its own requests in flight: if every process
- * does so, together they never send more than is left, and as `remaining` falls they slow down together
- * instead of overrunning the window at its end. A process alone measures 1 and spends its window at once.
+ * Each process then keeps at most remaining / (2 x sharers - 1) of its own requests in flight (each sees
+ * the others' requests one answer late; with that margin, all together never send more than is left),
+ * and as `remaining` falls they slow down together instead of overrunning the window at its end. A
+ * process alone measures 1 and spends its window at once.
  *
  * Until one whole window has shown it alone (and again after a 429 it did not expect), a process grows
- * its requests in flight as TCP's slow start does: an eighth of the window, then one more per answer,
+ * its requests in flight as TCP's slow start does: a sixteenth of the window, then one more per answer,
  * so processes started together find each other before any of them bursts. A 429 halves that growth
  * (multiplicative decrease).
  */
