@@ -598,7 +598,7 @@ describe('the AI Agent', () => {
 		await expect(
 			ndv().getByTestId('parameter-input-limit').locator('input').first().inputValue(),
 		).resolves.toBe('10');
-		await page.getByTestId('ndv-close-button').click();
+		await closeNdv();
 		await page.getByTestId('canvas-node').filter({ hasText: 'Outreach' }).first().waitFor();
 		await screenshot(SHOTS.agentTool);
 	});
