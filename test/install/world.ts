@@ -158,16 +158,22 @@ export async function runLeads(n8n: N8nServer): Promise<{ status: number; leads:
 
 /** The node types n8n offers in its panel (the editor's /types/nodes.json), ours only. */
 export async function ourNodeTypes(n8n: N8nServer): Promise<string[]> {
-	// n8n 1.x rewrites the file after an install: a read in the middle of it is cut short, so read again.
+	// n8n 1.x rewrites the file after an install: a read in the middle of it is cut short (or is not yet
+	// the list), so read again.
 	let types: Array<{ name: string }> = [];
 	for (let attempt = 1; ; attempt++) {
 		try {
-			types = await n8n.session<Array<{ name: string }>>('GET', '/types/nodes.json');
-			break;
+			const read = await n8n.session<unknown>('GET', '/types/nodes.json');
+			if (Array.isArray(read)) {
+				types = read as Array<{ name: string }>;
+				break;
+			}
+			if (attempt >= 10)
+				throw new Error(`/types/nodes.json is not a list: ${String(read).slice(0, 200)}`);
 		} catch (error) {
 			if (attempt >= 10 || !(error instanceof SyntaxError)) throw error;
-			await new Promise((resolve) => setTimeout(resolve, 500));
 		}
+		await new Promise((resolve) => setTimeout(resolve, 500));
 	}
 	return [
 		...new Set(types.map((t) => t.name).filter((n) => n.startsWith(`${PACKAGE_NAME}.`))),
