@@ -99,6 +99,8 @@ export interface SharedRunFigures {
 	wallMs: number;
 	/** The least that many creates can take from the first request: every full window waited out. */
 	floorMs: number;
+	/** The sandbox's view, for a failure to show where the time went: `ms:.N` answered, `x` 429, per 250 ms. */
+	timeline: string;
 }
 
 /**
@@ -131,5 +133,17 @@ export async function runShared(
 		failed: results.reduce((n, r) => n + r.failed.length, 0),
 		wallMs: last - first,
 		floorMs: (Math.ceil(total / rateLimit) - 1) * windowMs,
+		timeline: timeline(log, first),
 	};
+}
+
+function timeline(log: Array<{ time: number; status: number | null }>, first: number): string {
+	const buckets = new Map<number, string>();
+	for (const entry of log) {
+		const at = Math.floor((entry.time - first) / 250) * 250;
+		buckets.set(at, (buckets.get(at) ?? '') + (entry.status === 429 ? 'x' : '.'));
+	}
+	return [...buckets]
+		.map(([at, marks]) => `${at}:${marks.replace(/\.+/g, (run) => `.${run.length}`)}`)
+		.join(' ');
 }

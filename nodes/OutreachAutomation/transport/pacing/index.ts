@@ -121,6 +121,15 @@ async function nextAnswer(
 /** Waits until a request may be sent without exceeding the window; undefined once `signal` aborts. */
 export async function acquireSlot(key: string, signal?: AbortSignal): Promise<Slot | undefined> {
 	const window = windowFor(key);
+	window.waiting++;
+	try {
+		return await acquire(window, signal);
+	} finally {
+		window.waiting--;
+	}
+}
+
+async function acquire(window: Window, signal: AbortSignal | undefined): Promise<Slot | undefined> {
 	// One listener on the execution's signal per request, however often it waits.
 	const stop = aborted(signal);
 	for (;;) {
@@ -169,23 +178,40 @@ export async function acquireSlot(key: string, signal?: AbortSignal): Promise<Sl
 		}
 		const inFlight = window.inFlightNow();
 		const left = window.remaining + inFlight;
-		if (inFlight < window.share.allowance(left, inFlight)) {
-			// With others on the key, its share is spread over what is left of the window: sent in
-			// one burst, every process's would land on a window already spent by the others'.
-			if (!window.share.alone(inFlight) && window.resetAt !== undefined) {
+		let sharers = window.share.current(inFlight);
+		let alone = window.share.alone(inFlight);
+		// With others on the key, its share is spread over what is left of the window (sent in one
+		// burst, every process's would land on a window already spent by the others'), one request
+		// every `gap`: to the window's earliest possible end (a reset named in whole seconds may be up
+		// to a second after it).
+		let gap = 0;
+		if (!alone && window.resetAt !== undefined) {
+			const named = window.namedReset ?? window.resetAt;
+			const end = window.coarse ? named - 1000 : Math.min(window.resetAt, named);
+			// Never past the window's end: a pace set for this window says nothing of the next.
+			gap = Math.min(end - now, ((end - now) * sharers) / Math.max(1, left));
+			gap = Math.max(0, gap);
+			// Others silent for several of those gaps have finished: the rest of the window is ours.
+			if (window.share.othersQuiet(now, gap)) {
+				alone = true;
+				sharers = 1;
+			}
+		}
+		if (inFlight < window.share.allowance(left, inFlight, alone)) {
+			// What this process still has to send, if no more than its share, goes at once.
+			const demand = window.waiting + inFlight;
+			if (!alone && window.resetAt !== undefined && demand > Math.floor(left / sharers)) {
 				if (now < window.nextSendAt) {
 					await nextAnswer(window, stop, window.nextSendAt);
 					continue;
 				}
-				// Spread to the window's earliest possible end: a reset named in whole seconds may be up
-				// to a second after it.
-				const named = window.namedReset ?? window.resetAt;
-				const end = window.coarse ? named - 1000 : Math.min(window.resetAt, named);
-				const gap = (Math.max(0, end - now) * window.share.current(inFlight)) / Math.max(1, left);
 				window.nextSendAt = now + gap;
 			}
 			window.remaining--;
-			return window.send(false);
+			const slot = window.send(false);
+			// Fewer left than processes on the key: a request that may find the window spent.
+			if (left < Math.ceil(sharers) && !alone) slot.last = true;
+			return slot;
 		}
 		// Our share is in flight: the next answer says more. With none in flight, the rest of this
 		// window is the others'.
@@ -227,7 +253,8 @@ export function releaseSlot(
 	// A 429 while the window seemed to have room: someone else on the key took it.
 	if (status === 429 && current && !window.unpaced) {
 		if (slot.probe && !slot.coarseTest) window.share.crowded();
-		else if ((window.remaining ?? 0) > 0) window.share.overrun();
+		else if (slot.last) window.share.spent(slot.seq);
+		else if ((window.remaining ?? 0) > 0) window.share.overrun(slot.seq);
 	}
 	if (headers !== undefined && current) {
 		if (told.remaining === undefined) {
@@ -246,6 +273,7 @@ export function releaseSlot(
 			if (slot.coarseTest && previousNamed !== undefined)
 				window.learnCoarse(slot.coarseTest, status, told, previousNamed);
 			window.limit = Math.max(window.limit, told.limit ?? 0, told.remaining + 1);
+			window.share.limit = window.limit;
 			// What the server has left, less our own requests it will count after this one.
 			const left = told.remaining - window.sentAfter(slot);
 			const later = (told.resetAt ?? 0) > (window.namedReset ?? Infinity) + 1000;
@@ -269,14 +297,14 @@ export function releaseSlot(
 				)
 					window.setReset(told, now);
 			}
-			if (status !== 429) window.share.answered(told.remaining, slot.seq);
+			if (status !== 429) window.share.answered(told.remaining, slot.seq, false, now);
 			window.toldLow = Math.min(window.toldLow ?? Infinity, told.remaining);
 		}
 	}
 	// An answer of the window that just ended: it completes that window's measure.
 	if (headers !== undefined && slot.epoch === window.epoch - 1 && status !== 429) {
 		const told2 = told.remaining;
-		if (told2 !== undefined) window.share.answered(told2, slot.seq, true);
+		if (told2 !== undefined) window.share.answered(told2, slot.seq, true, now);
 		if (window.inFlightOf(slot.epoch) === 0) window.share.closeNow();
 	}
 	if (slot.probe) window.probing = false;
@@ -306,6 +334,17 @@ export function markExhausted(
 	const told = readRateLimitHeaders(headers, now);
 	let until = window.exhaustedUntil(told) ?? fallback;
 	if (until <= now) until = fallback;
+	// A 429 of the window this process knows the end of (a whole-second reset it has learnt to read
+	// exactly) says the window is spent, not that it lasts longer: its Retry-After is rounded up.
+	const named = window.namedReset;
+	if (
+		window.resetAt !== undefined &&
+		window.resetAt > now &&
+		told.resetAt !== undefined &&
+		named !== undefined &&
+		Math.abs(told.resetAt - named) < 1000
+	)
+		until = Math.min(until, window.resetAt);
 	if (window.unpaced) window.span.learn(until);
 	window.remaining = 0;
 	if (until > (window.resetAt ?? 0)) {

@@ -1,8 +1,9 @@
 /**
  * How much of one key's window this process may take when others draw on the same key: it cannot see
  * them, only the `remaining` of its own answers. Every request counted by the server lowers `remaining`
- * by one, so between the highest and the lowest `remaining` this process was told in one window, every
- * step not taken by one of its own answered requests was taken by someone else.
+ * by one, so from the window's limit down to the lowest `remaining` this process was told in it, every
+ * step not taken by one of its own answered requests was taken by someone else (a 429 it did not expect
+ * says the server had none left).
  *
  * From that it keeps `sharers`: how many processes like itself the key's traffic amounts to
  * ((others + own) / own, measured over the last whole window, once all its requests were answered).
@@ -15,6 +16,8 @@
  * its requests in flight as TCP's slow start does: a sixteenth of the window, then one more per answer,
  * so processes started together find each other before any of them bursts. A 429 halves that growth
  * (multiplicative decrease).
+ *
+ * Others silent for a while in a window (othersQuiet) have finished: the rest of it is this process's.
  */
 
 /** A measurement from fewer own answers than this says too little to change the estimate. */
@@ -29,43 +32,89 @@ const MAX_SHARERS = 8;
 const SAFETY = 2;
 /** Slow start: the first requests of a cautious window, as a fraction of what is left. */
 const INITIAL_FRACTION = 1 / 16;
+/** Others are taken to have finished after this many own answers and pacing gaps without a step of theirs. */
+const QUIET_ANSWERS = 3;
+const QUIET_GAPS = 3;
+/** ... and, if not seen at all in the window, at least this long (a whole-second reset's uncertainty). */
+const QUIET_MS = 1200;
 
 /**
  * One window as this process's answers showed it: the highest and the lowest `remaining` it was told,
  * and which of its own requests (by order of sending) were told them. The server counts requests in
  * about the order they are sent, so the own requests sent between those two are the own part of the
- * fall between them, answered or not; the rest of the fall is others'.
+ * fall between them, answered or not; the rest of the fall is others'. Once the window's limit is
+ * known, the fall is counted from the limit itself: what others spent before this process's first
+ * answer (a window someone else opened, or spent) shows too.
  */
 class Tally {
 	private highest: { remaining: number; seq: number } | undefined;
 	private lowest: { remaining: number; seq: number } | undefined;
+	/** The first own request answered in this window. */
+	private firstSeq = Infinity;
 	answers = 0;
 	/** Own requests of the window before, unanswered when this one began: the server may count them here. */
 	carried = 0;
+	/** The limit as known at the window's first answer (a server may change it between windows). */
+	private limit = 0;
 
-	add(remaining: number, seq: number): void {
+	/** The newest own answer (by order of sending), when the first came, and when others last showed. */
+	private newest: { remaining: number; seq: number } | undefined;
+	startedAt: number | undefined;
+	othersAt: number | undefined;
+	/** Own answers since others last showed (or since the first). */
+	quietAnswers = 0;
+
+	add(remaining: number, seq: number, limit: number, now: number): void {
+		if (this.answers === 0) {
+			this.limit = limit;
+			this.startedAt = now;
+		}
+		// Others showed if the fall since the newest own answer is more than own requests explain
+		// (for the first answer: since the window's limit).
+		const before = this.newest ?? { remaining: this.limit - this.carried, seq: seq - 1 };
+		if (seq > before.seq) {
+			if (before.remaining - remaining - (seq - before.seq - 1) > 1) {
+				this.othersAt = now;
+				this.quietAnswers = 0;
+			} else this.quietAnswers++;
+			this.newest = { remaining, seq };
+		}
 		this.answers++;
+		this.firstSeq = Math.min(this.firstSeq, seq);
 		if (!this.highest || remaining > this.highest.remaining) this.highest = { remaining, seq };
 		if (!this.lowest || remaining < this.lowest.remaining) this.lowest = { remaining, seq };
 	}
 
+	/** A 429 to own request `seq` although the window seemed to have room: the server had none left. */
+	spent(seq: number): void {
+		if (!this.lowest || this.lowest.remaining > 0) this.lowest = { remaining: 0, seq };
+		this.highest ??= this.lowest;
+	}
+
 	/**
-	 * (All requests counted) / (own requests counted) between the two, given `inFlight` own requests
-	 * still unanswered (some of them may be counted already). `sure`: 1 while the fall can be explained
-	 * by own requests alone (else the best guess, for a process still finding out); undefined until
-	 * there is a fall.
+	 * (All requests counted) / (own requests counted), from the window's limit (or, while that is not
+	 * known, from the highest `remaining`) down to the lowest, given `inFlight` own requests still
+	 * unanswered (some of them may be counted already). `sure`: 1 while the fall can be explained by
+	 * own requests alone (else the best guess, for a process still finding out); undefined until there
+	 * is a fall.
 	 */
 	sharers(inFlight: number, sure = true, tolerated = 1): number | undefined {
 		if (!this.highest || !this.lowest) return undefined;
-		const all = this.highest.remaining - this.lowest.remaining - this.carried;
+		const fromLimit = this.limit > this.highest.remaining;
+		const top = fromLimit ? this.limit : this.highest.remaining;
+		const all = top - this.lowest.remaining - this.carried;
 		if (all <= 0) return undefined;
-		const answered = this.answers - 1;
+		// From the limit every answered own request is part of the fall; from the highest answer, all
+		// but that one.
+		const answered = fromLimit ? this.answers : this.answers - 1;
 		// While requests are in flight, one unexplained step is tolerated (a request of the window
 		// before, counted late); once all are answered the count is exact.
 		if (sure && all - answered - inFlight <= tolerated) return 1;
 		// Every answered request was counted by the lowest one at the latest; of those in flight,
 		// the ones sent before it most likely were too.
-		const bySeq = this.lowest.seq - this.highest.seq;
+		const bySeq = fromLimit
+			? this.lowest.seq - Math.min(this.firstSeq, this.lowest.seq) + 1
+			: this.lowest.seq - this.highest.seq;
 		const own = Math.max(1, answered, Math.min(bySeq, answered + inFlight));
 		return Math.max(1, all / own);
 	}
@@ -77,6 +126,8 @@ export class Share {
 	/** Until a whole window has shown this process alone, requests grow by slow start. */
 	cautious = true;
 	cwnd = INITIAL_CWND;
+	/** The window's limit as far as this process knows it (0: not known). */
+	limit = 0;
 	private tally = new Tally();
 	/** The window that just ended, while answers to its requests are still coming. */
 	private closing: Tally | undefined;
@@ -119,12 +170,12 @@ export class Share {
 	}
 
 	/** An answer to own request number `seq`, with the `remaining` it was told, of this window or the one that ended. */
-	answered(remaining: number, seq: number, ofEndedWindow = false): void {
+	answered(remaining: number, seq: number, ofEndedWindow = false, now = Date.now()): void {
 		if (ofEndedWindow) {
-			this.closing?.add(remaining, seq);
+			this.closing?.add(remaining, seq, this.limit, now);
 			return;
 		}
-		this.tally.add(remaining, seq);
+		this.tally.add(remaining, seq, this.limit, now);
 		if (this.cautious) this.cwnd++;
 	}
 
@@ -134,8 +185,14 @@ export class Share {
 		this.overrun();
 	}
 
-	/** A 429 although the window seemed to have room: someone else took it. */
-	overrun(): void {
+	/** A 429 to own request `seq`: the server had nothing left of the window. */
+	spent(seq: number): void {
+		this.tally.spent(seq);
+	}
+
+	/** A 429 to own request `seq` although the window seemed to have room: someone else took it. */
+	overrun(seq?: number): void {
+		if (seq !== undefined) this.tally.spent(seq);
 		this.cautious = true;
 		this.cwnd = Math.max(INITIAL_CWND, Math.floor(this.cwnd / 2));
 	}
@@ -153,16 +210,31 @@ export class Share {
 	}
 
 	/**
+	 * Whether the others on the key have gone quiet in this window: several own answers and more than
+	 * a few of `gapMs` (the pace this process keeps while sharing) without a step of theirs. Others not
+	 * yet seen in the window may only be waiting for a whole-second reset: for them, at least QUIET_MS.
+	 */
+	othersQuiet(now: number, gapMs: number): boolean {
+		const tally = this.tally;
+		if (tally.startedAt === undefined || tally.quietAnswers < QUIET_ANSWERS) return false;
+		const since = tally.othersAt ?? tally.startedAt;
+		const wanted = QUIET_GAPS * gapMs;
+		return now - since >= (tally.othersAt === undefined ? Math.max(QUIET_MS, wanted) : wanted);
+	}
+
+	/**
 	 * How many own requests may be in flight, given what is left of the window (own requests in
 	 * flight included, as the server will count them): this process's share of it, and while cautious
 	 * no more than slow start allows. 0 means: leave the rest of this window to the others.
 	 */
-	allowance(left: number, inFlight: number): number {
-		const sharers = this.current(inFlight);
+	allowance(left: number, inFlight: number, alone = false): number {
+		const sharers = alone ? 1 : this.current(inFlight);
 		// With others, a margin: each sees the others' requests one answer late.
 		let allowed = sharers < ALONE ? left : Math.floor(left / (1 + (sharers - 1) * SAFETY));
-		// One each still fits when what is left covers every sharer.
-		if (allowed === 0 && inFlight === 0 && left >= Math.ceil(sharers)) allowed = 1;
+		// One each still fits when what is left covers every sharer. When it does not, one each anyway:
+		// left unused, the last requests of a window can cost a whole window more at the end of a run,
+		// and one too many meets a 429 only (the caller marks it: not taken for an overrun).
+		if (allowed === 0 && inFlight === 0 && left >= 1) allowed = 1;
 		if (this.cautious) allowed = Math.min(allowed, this.cwnd);
 		return allowed;
 	}

@@ -4,9 +4,13 @@
  * it, and until when it says to wait. A span opens with its first request, as a server's window opens
  * with the first request it counts, never at a nominal time: a span opened early drifts ahead of the
  * server's window and runs into it. After a clean full span the budget grows by a tenth, in case the
- * estimate was low.
+ * estimate was low; each growth a 429 proves wrong doubles the clean spans the next one waits for, so
+ * a limit found stays found (a few 429s now and then, not every other span).
  */
 import { ASSUMED_RATE_LIMIT, ASSUMED_WINDOW_MS } from '../constants';
+
+/** However often growth failed, it is tried again after this many clean spans (the limit may rise). */
+const MAX_GROW_EVERY = 32;
 
 export class Span {
 	budget = ASSUMED_RATE_LIMIT;
@@ -18,6 +22,11 @@ export class Span {
 	passed = 0;
 	limited = false;
 	open = false;
+	/** Clean full spans before the budget may grow again, and how many have passed since. */
+	private growEvery = 1;
+	private clean = 0;
+	/** Whether the running span's budget was just grown (a 429 in it proves that growth wrong). */
+	private grown = false;
 
 	/** When the running span ends, or when the next may open (a span is closed after a 429). */
 	end(): number {
@@ -26,8 +35,12 @@ export class Span {
 
 	/** Opens a span with the request about to be sent. */
 	openAt(now: number): void {
-		if (this.open && !this.limited && this.sent >= this.budget)
+		this.grown = false;
+		if (this.open && !this.limited && this.sent >= this.budget && ++this.clean >= this.growEvery) {
 			this.budget += Math.max(1, Math.floor(this.budget / 10));
+			this.clean = 0;
+			this.grown = true;
+		}
 		this.start = now;
 		this.sent = 0;
 		this.passed = 0;
@@ -49,6 +62,9 @@ export class Span {
 	 */
 	learn(until: number): void {
 		if (this.open) {
+			if (this.grown) this.growEvery = Math.min(MAX_GROW_EVERY, this.growEvery * 2);
+			this.grown = false;
+			this.clean = 0;
 			if (this.passed > 0) this.budget = this.passed;
 			this.spanMs = Math.max(1000, until - this.start);
 			this.open = false;

@@ -18,6 +18,8 @@ export interface Slot {
 	seq: number;
 	/** A probe sent to test how to read whole-second resets (see Window.setReset). */
 	coarseTest?: 'rounding' | 'whole';
+	/** One of the last few of a shared window: a 429 to it says the window is spent, not overrun. */
+	last?: boolean;
 	/** Set instead of a slot when the reset is further away than we may wait. */
 	tooLongUntil?: number;
 }
@@ -71,6 +73,8 @@ export class Window {
 	unpaced = false;
 	readonly span = new Span();
 	lastUsed = 0;
+	/** Requests of this process waiting for a slot (with those in flight: what it still has to send). */
+	waiting = 0;
 	private waiters: Array<() => void> = [];
 
 	get idle(): boolean {
@@ -109,6 +113,7 @@ export class Window {
 		this.remaining = undefined;
 		this.toldLow = undefined;
 		this.resetAt = undefined;
+		this.nextSendAt = 0;
 		this.epoch++;
 	}
 

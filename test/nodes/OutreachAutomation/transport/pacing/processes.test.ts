@@ -2,8 +2,8 @@
  * Cooperative pacing across real processes: 2, 3 and 4 separate Node processes, each running the action
  * node in n8n's engine (test/engine/process-worker.ts), create leads on one API key against the sandbox,
  * started together or staggered, with each reset format. They share nothing but the sandbox's answers.
- * Counts only: failures, leads created twice, 429s; the wall time is compared with the floor as a ratio
- * with generous room, since the pacing waits for real resets.
+ * Counts: failures, leads created twice, 429s; the wall time is compared with the floor as a ratio (the
+ * pacing waits for real resets, so the ratio, not the time, is what the pacing decides).
  */
 import { startProcesses, runShared, type ProcessPool } from '../../../../engine/processes';
 import { startSandbox, type Sandbox } from '../../../../sandbox/server';
@@ -68,16 +68,15 @@ describe('several processes on one API key', () => {
 					`wall ${(figures.wallMs / 1000).toFixed(2)} s, floor ${(figures.floorMs / 1000).toFixed(2)} s ` +
 					`(${(figures.wallMs / figures.floorMs).toFixed(2)}x)\n`,
 			);
+			if (share > 0.05 || figures.wallMs / figures.floorMs > 1.25)
+				process.stdout.write(`  requests by arrival (ms from the first): ${figures.timeline}\n`);
 			expect(figures.failed).toBe(0);
 			expect(figures.duplicates).toBe(0);
 			expect(figures.created).toBe(processes * perProcess);
-			// Known gap: a process alone spends each window at once, and a newcomer whose requests land
-			// after that burst stays unseen by it for a while; staggered starts have met 1-25% 429s
-			// (bimodal: most runs 1-2%). Every one is waited out and re-sent. Started together: 0-2%.
-			expect(share).toBeLessThanOrEqual(staggerMs > 0 ? 0.3 : 0.05);
-			// Whole-second resets cost more when several processes share a window: up to a second per
-			// window is not known to any of them (the issue's 1.25x is met for exact resets only so far).
-			expect(figures.wallMs / figures.floorMs).toBeLessThanOrEqual(windowMs < 5000 ? 1.3 : 1.6);
+			// What cooperative pacing promises in every case: at most 5% of requests answered 429 (the last
+			// few of each shared window may meet one by design), wall time within 1.25x of the floor.
+			expect(share).toBeLessThanOrEqual(0.05);
+			expect(figures.wallMs / figures.floorMs).toBeLessThanOrEqual(1.25);
 		},
 		180_000,
 	);

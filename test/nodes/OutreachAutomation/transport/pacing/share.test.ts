@@ -1,0 +1,126 @@
+/**
+ * What a process infers about others on its key from its own answers alone (share.ts) and how a server
+ * without headers is learnt (span.ts). The separate processes of processes.test.ts prove the whole; these
+ * pin down each inference with the answers that lead to it.
+ */
+import { Share } from '../../../../../nodes/OutreachAutomation/transport/pacing/share';
+import { Span } from '../../../../../nodes/OutreachAutomation/transport/pacing/span';
+
+const T = Date.parse('2026-11-24T10:00:00.000Z');
+
+/** A share that has seen one whole window alone, with a limit of 100. */
+function settled(): Share {
+	const share = new Share();
+	share.limit = 100;
+	for (let seq = 1; seq <= 10; seq++) share.answered(100 - seq, seq, false, T + seq);
+	share.newWindow(0);
+	return share;
+}
+
+/** Own answers `seq` told `remaining`, one per ms from `at`. */
+function answers(share: Share, told: Array<[remaining: number, seq: number]>, at = T): void {
+	told.forEach(([remaining, seq], i) => share.answered(remaining, seq, false, at + i));
+}
+
+describe('others on the key, from own answers', () => {
+	it('a window this process opened and spent alone: alone, no slow start', () => {
+		const share = settled();
+		expect(share.alone()).toBe(true);
+		expect(share.cautious).toBe(false);
+		expect(share.allowance(90, 0)).toBe(90);
+	});
+
+	it('a window someone else opened: others, although its own answers explain every later step', () => {
+		const share = settled();
+		// Its first answer says 90 of 100: ten requests of someone else's came before it.
+		answers(share, [
+			[90, 11],
+			[89, 12],
+			[88, 13],
+			[87, 14],
+		]);
+		share.newWindow(0);
+		expect(share.alone()).toBe(false);
+		expect(share.sharers).toBeGreaterThan(2);
+		expect(share.cautious).toBe(true);
+	});
+
+	it('a 429 although the window seemed to have room: others, however few steps its answers showed', () => {
+		const share = settled();
+		answers(share, [
+			[99, 11],
+			[98, 12],
+		]);
+		share.overrun(13);
+		share.newWindow(0);
+		expect(share.alone()).toBe(false);
+	});
+
+	it('one each of the last few of a shared window, rather than leaving them unused', () => {
+		const share = new Share();
+		share.limit = 100;
+		share.sharers = 3;
+		expect(share.allowance(2, 0)).toBe(1);
+		expect(share.allowance(2, 1)).toBe(0);
+		expect(share.allowance(0, 0)).toBe(0);
+	});
+});
+
+describe('others gone quiet', () => {
+	it('seen in the window, then silent for several pacing gaps and answers: the rest is this process’s', () => {
+		const share = settled();
+		// Others take 20 between its first two answers, then nothing more.
+		share.answered(80, 11, false, T);
+		share.answered(59, 12, false, T + 100);
+		expect(share.othersQuiet(T + 100, 50)).toBe(false);
+		share.answered(58, 13, false, T + 150);
+		share.answered(57, 14, false, T + 200);
+		share.answered(56, 15, false, T + 250);
+		expect(share.othersQuiet(T + 200, 50)).toBe(false); // two quiet answers only
+		expect(share.othersQuiet(T + 251, 50)).toBe(true);
+		// Someone speaks again: not quiet.
+		share.answered(50, 16, false, T + 300);
+		expect(share.othersQuiet(T + 500, 50)).toBe(false);
+	});
+
+	it('never seen in the window: quiet only after longer than a whole-second reset may hold them back', () => {
+		const share = settled();
+		answers(share, [
+			[99, 11],
+			[98, 12],
+			[97, 13],
+			[96, 14],
+		]);
+		expect(share.othersQuiet(T + 1000, 10)).toBe(false);
+		expect(share.othersQuiet(T + 1300, 10)).toBe(true);
+	});
+});
+
+describe('a server without rate-limit headers', () => {
+	/** Runs `spans` full spans of `budget` requests without a 429; returns the budget after. */
+	function cleanSpans(span: Span, spans: number, at: number): number {
+		for (let i = 0; i < spans; i++) {
+			span.openAt(at + i * 1000);
+			while (span.take()) span.passed++;
+		}
+		span.openAt(at + spans * 1000);
+		return span.budget;
+	}
+
+	it('learns the limit from a 429, and tries more again only after clean spans that double with each failure', () => {
+		const span = new Span();
+		span.openAt(T);
+		for (let i = 0; i < 20; i++) span.passed++;
+		span.learn(T + 1000);
+		expect(span.budget).toBe(20);
+		expect(span.spanMs).toBe(1000);
+		// One clean span: grows by a tenth.
+		expect(cleanSpans(span, 1, T + 1000)).toBe(22);
+		// That growth met a 429 after 20: back to 20, and the next growth waits for two clean spans.
+		span.passed = 20;
+		span.learn(T + 3000);
+		expect(span.budget).toBe(20);
+		expect(cleanSpans(span, 1, T + 3000)).toBe(20);
+		expect(cleanSpans(span, 1, T + 5000)).toBe(22);
+	});
+});
