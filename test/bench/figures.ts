@@ -48,6 +48,11 @@ export interface RunFigures {
 	afterFirstMs?: number;
 	startRssKb?: number;
 	peakRssKb?: number;
+	/**
+	 * A server without rate-limit headers: the requests sent once the window of the first 429 was over
+	 * (what the node had learnt from it by then), and how many of them met a 429.
+	 */
+	afterFirstWindow?: { requests: number; rateLimited: number };
 	error?: string;
 }
 
@@ -73,6 +78,8 @@ export interface ScenarioResult {
 		failuresOnly?: boolean;
 		/** Wall time from the first request within 1.1x the strict floor. */
 		strict?: boolean;
+		/** At most this share of 429s among the requests after the first 429's window (headerless). */
+		learnt429?: number;
 	};
 }
 
@@ -162,6 +169,25 @@ export function evaluate(scenarios: ScenarioResult[]): Target[] {
 				? `${failures} of ${s.runs.length} runs failed or were incomplete`
 				: `${s.runs.length} runs complete`,
 		});
+		const learnt = goals.learnt429;
+		if (learnt !== undefined) {
+			const shares = s.runs.map((r) =>
+				r.afterFirstWindow?.requests
+					? r.afterFirstWindow.rateLimited / r.afterFirstWindow.requests
+					: 0,
+			);
+			targets.push({
+				scenario: s.id,
+				target: `<= ${learnt * 100}% of requests answered 429 after the first window`,
+				met: Math.max(...shares) <= learnt,
+				detail: s.runs
+					.map(
+						(r, i) =>
+							`run ${r.run}: ${r.afterFirstWindow?.rateLimited ?? 0} of ${r.afterFirstWindow?.requests ?? 0} (${(shares[i] * 100).toFixed(1)}%)`,
+					)
+					.join(', '),
+			});
+		}
 		if (goals.failuresOnly) continue;
 		const worst429 = Math.max(...s.runs.map((r) => (r.requests ? r.rateLimited / r.requests : 0)));
 		const most429 = Math.max(...s.runs.map((r) => r.rateLimited));
