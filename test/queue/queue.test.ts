@@ -64,6 +64,31 @@ function countBy<T>(values: T[]): Map<T, number> {
 	return counts;
 }
 
+/** Per 250 ms from the first: each process's answered requests (.N) and 429s (xN), to show where 429s fall. */
+function timeline(requests: ForwardedRequest[]): string {
+	if (!requests.length) return '';
+	const first = requests[0].at;
+	const buckets = new Map<number, Map<string, { ok: number; limited: number }>>();
+	for (const r of requests) {
+		const at = Math.floor((r.at - first) / 250) * 250;
+		const byProcess = buckets.get(at) ?? new Map<string, { ok: number; limited: number }>();
+		const counts = byProcess.get(r.from) ?? { ok: 0, limited: 0 };
+		if (r.status === 429) counts.limited++;
+		else counts.ok++;
+		byProcess.set(r.from, counts);
+		buckets.set(at, byProcess);
+	}
+	return [...buckets]
+		.map(
+			([at, byProcess]) =>
+				`${at}:` +
+				[...byProcess]
+					.map(([from, c]) => `${from}.${c.ok}${c.limited ? `x${c.limited}` : ''}`)
+					.join(','),
+		)
+		.join(' ');
+}
+
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!check()) {
@@ -113,6 +138,8 @@ test('(a) 6 workflows x 100 lead creates at once, one key, two workers: 0 failed
 			`(first to last create answer ${(spanMs / 1000).toFixed(1)} s) vs rate-limit floor ${(floorMs / 1000).toFixed(0)} s; sends by process: ${JSON.stringify(Object.fromEntries(byProcess))}`,
 	);
 	if (failed.length) report(`(a) first failure: ${JSON.stringify(failed[0]).slice(0, 400)}`);
+	if (stats.rateLimited > 0.05 * stats.requests)
+		report(`(a) creates by arrival: ${timeline(creates)}`);
 
 	expect(answers.map((a) => a.status)).toEqual(Array(LEAD_WORKFLOWS).fill(200));
 	expect(items).toHaveLength(600);

@@ -188,9 +188,9 @@ async function acquire(window: Window, signal: AbortSignal | undefined): Promise
 		if (!alone && window.resetAt !== undefined) {
 			const named = window.namedReset ?? window.resetAt;
 			const end = window.coarse ? named - 1000 : Math.min(window.resetAt, named);
-			// Never past the window's end: a pace set for this window says nothing of the next.
-			gap = Math.min(end - now, ((end - now) * sharers) / Math.max(1, left));
-			gap = Math.max(0, gap);
+			// A gap past the window's end leaves the rest of it to the others (the pace is forgotten when
+			// the window ends: it says nothing of the next).
+			gap = (Math.max(0, end - now) * sharers) / Math.max(1, left);
 			// Others silent for several of those gaps have finished: the rest of the window is ours.
 			if (window.share.othersQuiet(now, gap)) {
 				alone = true;
@@ -202,7 +202,7 @@ async function acquire(window: Window, signal: AbortSignal | undefined): Promise
 			const demand = window.waiting + inFlight;
 			if (!alone && window.resetAt !== undefined && demand > Math.floor(left / sharers)) {
 				if (now < window.nextSendAt) {
-					await nextAnswer(window, stop, window.nextSendAt);
+					await nextAnswer(window, stop, Math.min(window.nextSendAt, window.resetAt));
 					continue;
 				}
 				window.nextSendAt = now + gap;

@@ -35,7 +35,7 @@ const INITIAL_FRACTION = 1 / 16;
 /** Others are taken to have finished after this many own answers and pacing gaps without a step of theirs. */
 const QUIET_ANSWERS = 3;
 const QUIET_GAPS = 3;
-/** ... and, if not seen at all in the window, at least this long (a whole-second reset's uncertainty). */
+/** ... and at least this long (a busy process's pause; a whole-second reset's uncertainty). */
 const QUIET_MS = 1200;
 
 /**
@@ -210,16 +210,16 @@ export class Share {
 	}
 
 	/**
-	 * Whether the others on the key have gone quiet in this window: several own answers and more than
-	 * a few of `gapMs` (the pace this process keeps while sharing) without a step of theirs. Others not
-	 * yet seen in the window may only be waiting for a whole-second reset: for them, at least QUIET_MS.
+	 * Whether the others on the key have gone quiet in this window: several own answers, more than a few
+	 * of `gapMs` (the pace this process keeps while sharing) and at least QUIET_MS without a step of
+	 * theirs. Shorter silences are not an end: a busy n8n pauses for a moment, and others not yet seen in
+	 * the window may only be waiting for a whole-second reset.
 	 */
 	othersQuiet(now: number, gapMs: number): boolean {
 		const tally = this.tally;
 		if (tally.startedAt === undefined || tally.quietAnswers < QUIET_ANSWERS) return false;
 		const since = tally.othersAt ?? tally.startedAt;
-		const wanted = QUIET_GAPS * gapMs;
-		return now - since >= (tally.othersAt === undefined ? Math.max(QUIET_MS, wanted) : wanted);
+		return now - since >= Math.max(QUIET_MS, QUIET_GAPS * gapMs);
 	}
 
 	/**

@@ -67,7 +67,7 @@ describe('others on the key, from own answers', () => {
 });
 
 describe('others gone quiet', () => {
-	it('seen in the window, then silent for several pacing gaps and answers: the rest is this process’s', () => {
+	it('seen in the window, then silent for several pacing gaps, answers and over a second: the rest is this process’s', () => {
 		const share = settled();
 		// Others take 20 between its first two answers, then nothing more.
 		share.answered(80, 11, false, T);
@@ -77,13 +77,15 @@ describe('others gone quiet', () => {
 		share.answered(57, 14, false, T + 200);
 		share.answered(56, 15, false, T + 250);
 		expect(share.othersQuiet(T + 200, 50)).toBe(false); // two quiet answers only
-		expect(share.othersQuiet(T + 251, 50)).toBe(true);
+		expect(share.othersQuiet(T + 251, 50)).toBe(false); // a busy process may pause this long
+		expect(share.othersQuiet(T + 1300, 50)).toBe(true);
+		expect(share.othersQuiet(T + 1300, 500)).toBe(false); // slower than three of its own gaps
 		// Someone speaks again: not quiet.
 		share.answered(50, 16, false, T + 300);
 		expect(share.othersQuiet(T + 500, 50)).toBe(false);
 	});
 
-	it('never seen in the window: quiet only after longer than a whole-second reset may hold them back', () => {
+	it('never seen in the window: quiet only after longer than a whole-second reset may hold them back too', () => {
 		const share = settled();
 		answers(share, [
 			[99, 11],
