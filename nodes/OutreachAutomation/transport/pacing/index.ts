@@ -191,7 +191,7 @@ async function acquire(window: Window, signal: AbortSignal | undefined): Promise
 			// A gap past the window's end leaves the rest of it to the others (the pace is forgotten when
 			// the window ends: it says nothing of the next).
 			gap = (Math.max(0, end - now) * sharers) / Math.max(1, left);
-			// Others silent for several of those gaps have finished: the rest of the window is ours.
+			// Others silent for over a second and several of those gaps have finished: the rest is ours.
 			if (window.share.othersQuiet(now, gap)) {
 				alone = true;
 				sharers = 1;
