@@ -90,6 +90,11 @@ function windowFor(key: string, now = Date.now()): Window {
 	return window;
 }
 
+/** For tests: what this process knows of a key's window (undefined when it knows nothing). */
+export function peekWindow(key: string): Window | undefined {
+	return windows.get(key);
+}
+
 /** For tests: how many windows are remembered. */
 export function rememberedWindows(): number {
 	return windows.size;
@@ -187,7 +192,8 @@ async function acquire(window: Window, signal: AbortSignal | undefined): Promise
 		let gap = 0;
 		if (!alone && window.resetAt !== undefined) {
 			const named = window.namedReset ?? window.resetAt;
-			const end = window.coarse ? named - 1000 : Math.min(window.resetAt, named);
+			const end =
+				(window.coarse ? named - 1000 : Math.min(window.resetAt, named)) - window.spreadMargin();
 			// A gap past the window's end leaves the rest of it to the others (the pace is forgotten when
 			// the window ends: it says nothing of the next).
 			gap = (Math.max(0, end - now) * sharers) / Math.max(1, left);
@@ -242,7 +248,7 @@ export function releaseSlot(
 	status?: number,
 ): void {
 	const window = windowFor(key);
-	window.answered(slot);
+	window.answered(slot, now);
 	const told = readRateLimitHeaders(headers, now);
 	// An answer to a request of an earlier window speaks of that window (often "0 left"): not of this one.
 	const current = slot.epoch === window.epoch;
@@ -284,9 +290,10 @@ export function releaseSlot(
 				adopt(window, told, left - window.stragglers(), now);
 				window.share.started(window.remaining ?? 0);
 			} else if (later && window.remaining !== undefined && left > window.remaining) {
-				// The server started a new window before the one we knew ended: take it as it is.
+				// The server started a new window before the one we knew ended: take it as it is (told
+				// one less than the limit, this request opened it, as a probe would have).
 				window.roll();
-				window.opened = undefined;
+				window.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
 				adopt(window, told, left, now);
 			} else if (window.remaining !== undefined) {
 				window.remaining = Math.min(window.remaining, Math.max(0, left));

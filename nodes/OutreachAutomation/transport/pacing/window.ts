@@ -22,6 +22,8 @@ export interface Slot {
 	last?: boolean;
 	/** Set instead of a slot when the reset is further away than we may wait. */
 	tooLongUntil?: number;
+	/** When it was handed out (about when the request went): its answer tells how long requests take. */
+	sentAt?: number;
 }
 
 /**
@@ -37,6 +39,10 @@ export type Whole = 'unknown' | 'yes' | 'no';
 const WHOLE_SECOND_MS = 1000;
 /** The rounding test goes this soon after the named second: only clock jitter, not a margin. */
 const TEST_OFFSET_MS = 10;
+/** A shared window is spread to this long before its earliest end (at least), so its last requests arrive in it. */
+const SPREAD_MARGIN_MS = 250;
+/** ... or this many times a request's time to answer, if longer. */
+const SPREAD_MARGIN_ANSWERS = 4;
 
 export class Window {
 	/** Requests this process may still send in the window: the server's figure less its own since. */
@@ -75,6 +81,8 @@ export class Window {
 	lastUsed = 0;
 	/** Requests of this process waiting for a slot (with those in flight: what it still has to send). */
 	waiting = 0;
+	/** How long an answer takes (smoothed): how close to a window's end a request may still be sent. */
+	answerMs: number | undefined;
 	private waiters: Array<() => void> = [];
 
 	get idle(): boolean {
@@ -178,8 +186,17 @@ export class Window {
 		else this.whole = fresh ? 'yes' : 'no';
 	}
 
+	/**
+	 * How long before a shared window's earliest end its spread ends: requests sent at the very end
+	 * of a window can arrive after it, and a slot left unused there can cost a whole window at the end
+	 * of a run.
+	 */
+	spreadMargin(): number {
+		return Math.max(SPREAD_MARGIN_MS, SPREAD_MARGIN_ANSWERS * (this.answerMs ?? 0));
+	}
+
 	send(probe: boolean): Slot {
-		const slot: Slot = { probe, epoch: this.epoch, seq: ++this.seq };
+		const slot: Slot = { probe, epoch: this.epoch, seq: ++this.seq, sentAt: Date.now() };
 		if (probe && this.testDue) {
 			slot.coarseTest = this.testDue;
 			this.testDue = undefined;
@@ -188,8 +205,13 @@ export class Window {
 		return slot;
 	}
 
-	answered(slot: Slot): void {
+	/** `now`: when its answer came (undefined: the slot was given back unused). */
+	answered(slot: Slot, now?: number): void {
 		this.inFlight.delete(slot.seq);
+		if (now !== undefined && slot.sentAt !== undefined && now >= slot.sentAt) {
+			const took = now - slot.sentAt;
+			this.answerMs = this.answerMs === undefined ? took : 0.8 * this.answerMs + 0.2 * took;
+		}
 	}
 
 	wake(): void {

@@ -3,10 +3,12 @@ import {
 	cancelSlot,
 	parseResetHeader,
 	parseRetryAfter,
+	peekWindow,
 	readRateLimitHeaders,
 	releaseSlot,
 	resetRateLimitState,
 } from '../../../../../nodes/OutreachAutomation/transport/pacing';
+import { RESET_MARGIN_MS } from '../../../../../nodes/OutreachAutomation/transport/constants';
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');
 
@@ -136,5 +138,70 @@ describe('the shared window', () => {
 		expect(await grantsNow('w3')).toBe(false);
 		cancelSlot('w3', refused);
 		expect(await grantsNow('w3')).toBe(true);
+	});
+});
+
+describe('whole-second windows and the end of a shared window', () => {
+	const coarse = (remaining: number, namedMs: number) => ({
+		'x-ratelimit-limit': '10',
+		'x-ratelimit-remaining': String(remaining),
+		'x-ratelimit-reset': String(Math.round(namedMs / 1000)),
+	});
+
+	beforeEach(() => resetRateLimitState());
+
+	it('a request told one less than the limit, with a later reset, opened that window: its exact end is known, as a probe’s would be', async () => {
+		const now = Date.now();
+		const named = Math.ceil(now / 1000) * 1000 + 5000;
+		const probe = (await acquireSlot('opener'))!;
+		releaseSlot('opener', probe, coarse(5, named), now);
+		// As the rounding and whole-second tests would have taught it: rounded up, 5-s windows.
+		const window = peekWindow('opener')!;
+		window.rounding = 'up';
+		window.whole = 'yes';
+		window.wholeMs = 5000;
+		const slot = (await acquireSlot('opener'))!;
+		expect(slot.probe).toBe(false);
+		// The answer comes from a new window (someone else's old one ended early): 9 of 10, five seconds on.
+		const at = now + 300;
+		releaseSlot('opener', slot, coarse(9, named + 5000), at);
+		expect(window.opened).toBe(at);
+		// Waited out to five seconds after it opened it, not to the named second (up to a second later).
+		expect(window.resetAt).toBe(at + 5000 + RESET_MARGIN_MS);
+		expect(window.resetAt).toBeLessThanOrEqual(named + 5000 + RESET_MARGIN_MS);
+	});
+
+	it('a request told fewer than the limit less one did not open its window: the named second stands', async () => {
+		const now = Date.now();
+		const named = Math.ceil(now / 1000) * 1000 + 5000;
+		const probe = (await acquireSlot('joiner'))!;
+		releaseSlot('joiner', probe, coarse(5, named), now);
+		const window = peekWindow('joiner')!;
+		window.rounding = 'up';
+		window.whole = 'yes';
+		window.wholeMs = 5000;
+		const slot = (await acquireSlot('joiner'))!;
+		releaseSlot('joiner', slot, coarse(6, named + 5000), now + 300);
+		expect(window.opened).toBeUndefined();
+		expect(window.resetAt).toBe(named + 5000 + RESET_MARGIN_MS);
+	});
+
+	it('a shared window is spread to before its earliest end, by a margin that grows with the time answers take', async () => {
+		const probe = (await acquireSlot('margin'))!;
+		const window = peekWindow('margin')!;
+		expect(window.spreadMargin()).toBe(250);
+		// Answers that take 200 ms: the last requests must go out 800 ms before the end to arrive in it.
+		releaseSlot('margin', probe, coarse(9, Date.now() + 60_000), probe.sentAt! + 200);
+		for (let i = 0; i < 20; i++) {
+			const slot = (await acquireSlot('margin'))!;
+			releaseSlot('margin', slot, coarse(8, Date.now() + 60_000), slot.sentAt! + 200);
+			window.remaining = 8;
+		}
+		expect(window.spreadMargin()).toBeGreaterThanOrEqual(790);
+		expect(window.spreadMargin()).toBeLessThanOrEqual(800);
+		// A slot given back unused says nothing of how long answers take.
+		const unused = (await acquireSlot('margin'))!;
+		cancelSlot('margin', unused);
+		expect(window.spreadMargin()).toBeGreaterThanOrEqual(790);
 	});
 });
