@@ -150,18 +150,23 @@ describe('whole-second windows and the end of a shared window', () => {
 
 	beforeEach(() => resetRateLimitState());
 
-	it('a request told one less than the limit, with a later reset, opened that window: its exact end is known, as a probe’s would be', async () => {
+	/** A window of `key` half spent, on a server known (as its tests would teach) to round up, 5-s windows. */
+	async function wholeSecondWindow(key: string) {
 		const now = Date.now();
 		const named = Math.ceil(now / 1000) * 1000 + 5000;
-		const probe = (await acquireSlot('opener'))!;
-		releaseSlot('opener', probe, coarse(5, named), now);
-		// As the rounding and whole-second tests would have taught it: rounded up, 5-s windows.
-		const window = peekWindow('opener')!;
+		const probe = (await acquireSlot(key))!;
+		releaseSlot(key, probe, coarse(5, named), now);
+		const window = peekWindow(key)!;
 		window.rounding = 'up';
 		window.whole = 'yes';
 		window.wholeMs = 5000;
-		const slot = (await acquireSlot('opener'))!;
+		const slot = (await acquireSlot(key))!;
 		expect(slot.probe).toBe(false);
+		return { now, named, window, slot };
+	}
+
+	it('a request told one less than the limit, with a later reset, opened that window: its exact end is known, as a probe’s would be', async () => {
+		const { now, named, window, slot } = await wholeSecondWindow('opener');
 		// The answer comes from a new window (someone else's old one ended early): 9 of 10, five seconds on.
 		const at = now + 300;
 		releaseSlot('opener', slot, coarse(9, named + 5000), at);
@@ -172,15 +177,7 @@ describe('whole-second windows and the end of a shared window', () => {
 	});
 
 	it('a request told fewer than the limit less one did not open its window: the named second stands', async () => {
-		const now = Date.now();
-		const named = Math.ceil(now / 1000) * 1000 + 5000;
-		const probe = (await acquireSlot('joiner'))!;
-		releaseSlot('joiner', probe, coarse(5, named), now);
-		const window = peekWindow('joiner')!;
-		window.rounding = 'up';
-		window.whole = 'yes';
-		window.wholeMs = 5000;
-		const slot = (await acquireSlot('joiner'))!;
+		const { now, named, window, slot } = await wholeSecondWindow('joiner');
 		releaseSlot('joiner', slot, coarse(6, named + 5000), now + 300);
 		expect(window.opened).toBeUndefined();
 		expect(window.resetAt).toBe(named + 5000 + RESET_MARGIN_MS);
