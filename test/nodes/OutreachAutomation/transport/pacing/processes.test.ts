@@ -74,13 +74,11 @@ describe('several processes on one API key', () => {
 			expect(figures.duplicates).toBe(0);
 			expect(figures.created).toBe(processes * perProcess);
 			// At most 5% of requests answered 429 (the last few of each shared window may meet one by
-			// design), wall time within 1.25x of the floor. Known gap: staggered starts on whole-second
-			// resets have taken up to 1.29x (most runs 1.13-1.20x). The work fills exactly 6 windows, so a
-			// slot lost at a hand-over costs a seventh; and when the process that opened the windows (the
-			// only one that knows their exact end) finishes, the others wait for the named second.
+			// design), wall time within 1.25x of the floor. The work fills whole windows exactly, so a
+			// single slot left unused costs one more window (0.14-0.2x of the floor by itself): the spread
+			// of a shared window ends a margin before its earliest end, so its last requests arrive in it.
 			expect(share).toBeLessThanOrEqual(0.05);
-			const wallBound = staggerMs > 0 && windowMs >= 5000 ? 1.35 : 1.25;
-			expect(figures.wallMs / figures.floorMs).toBeLessThanOrEqual(wallBound);
+			expect(figures.wallMs / figures.floorMs).toBeLessThanOrEqual(1.25);
 		},
 		180_000,
 	);
