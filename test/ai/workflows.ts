@@ -8,7 +8,12 @@ import { randomUUID } from 'node:crypto';
 
 import { readMcpExample } from '../n8n/mcp';
 import { CREDENTIAL_TYPE, NODE_TYPES } from '../n8n/runtime';
-import type { CredentialRef, NodeJson, Parameters } from '../n8n/workflow-json';
+import {
+	webhookNode,
+	type CredentialRef,
+	type NodeJson,
+	type Parameters,
+} from '../n8n/workflow-json';
 
 export const AGENT_WORKFLOW_ID = 'aiAgentOutreach1';
 export const AGENT_PATH = 'ai-agent';
@@ -73,21 +78,7 @@ export const AGENT_TOOL = 'Get a lead';
 
 /** Webhook (prompt in body.prompt) -> AI Agent, with an OpenAI chat model and the Get a lead tool. */
 export function agentWorkflow(credential: CredentialRef, modelBaseUrl: string): AiWorkflowJson {
-	const webhook: NodeJson = {
-		id: randomUUID(),
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: randomUUID(),
-		parameters: {
-			httpMethod: 'POST',
-			path: AGENT_PATH,
-			responseMode: 'lastNode',
-			responseData: 'allEntries',
-			options: {},
-		},
-	};
+	const webhook = webhookNode(AGENT_PATH);
 	const agent: NodeJson = {
 		id: randomUUID(),
 		name: 'AI Agent',

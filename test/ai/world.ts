@@ -16,10 +16,11 @@ import {
 	N8nServer,
 	packAndInstall,
 	provision,
+	reportOrClean,
 	type N8nOptions,
 } from '../n8n/runtime';
 import { startModelServer, type ModelServer } from './model-server';
-import { MCP_TOKEN, MCP_WORKFLOW_ID, mcpCredential, mcpUrl, readMcpExample } from '../n8n/mcp';
+import { MCP_WORKFLOW_ID, mcpCredential, mcpUrl, readMcpExample } from '../n8n/mcp';
 import { AGENT_WORKFLOW_ID, agentWorkflow, openAiCredential } from './workflows';
 
 export const CREDENTIAL = {
@@ -141,12 +142,5 @@ export async function stopAiWorld(world: AiWorld | undefined, failed: boolean): 
 	await world.n8n.stop();
 	await world.model.stop();
 	await world.sandbox.stop();
-	if (failed) {
-		process.stderr.write(
-			`\n[ai] a test failed. n8n's log: ${world.n8n.logFile} (user folder kept: ${world.userFolder})\n` +
-				`[ai] last lines of n8n's log:\n${world.n8n.logTail(60)}\n`,
-		);
-	} else {
-		fs.rmSync(world.userFolder, { recursive: true, force: true });
-	}
+	reportOrClean('ai', world.n8n, world.userFolder, failed);
 }

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 
 import type { SandboxConfig } from '../sandbox/server';
-import { scenario, type Scenario, type ScenarioResult } from './figures';
+import type { Scenario, ScenarioResult } from './figures';
 import { median, rateLimitFloor, sleep } from './measure';
 import {
 	afterFirstMs,
@@ -16,9 +16,9 @@ import {
 	firstError,
 	firstRequestMs,
 	isErrorItem,
+	packageScenario,
 	prepare,
 	trafficFigures,
-	WEBHOOK,
 } from './runs';
 import { coarseConfig, coarseFloor, COARSE_FORMATS, headerlessConfig } from './variants';
 import { log, type World } from './world';
@@ -152,47 +152,35 @@ function firstRequestNote(r: ScenarioResult): void {
 export const create: Scenario = {
 	key: 'create',
 	async run(world) {
-		const s = world.sizes;
-		const how = WEBHOOK;
-		const results: ScenarioResult[] = [];
-		const r = scenario(
+		const items = world.sizes.items;
+		const r = packageScenario(
 			world,
 			'2',
 			'create',
-			`Lead > Create (${s.items} items, one execution)`,
-			'package',
-			how,
-			s.items,
+			`Lead > Create (${items} items, one execution)`,
+			items,
 		);
 		r.goals = { strict: true };
-		log(`scenario ${r.id}: ${r.title}`);
 		await createMany(world, r);
 		firstRequestNote(r);
-		results.push(r);
-		return results;
+		return [r];
 	},
 };
 
 export const get: Scenario = {
 	key: 'get',
 	async run(world) {
-		const s = world.sizes;
-		const how = WEBHOOK;
-		const results: ScenarioResult[] = [];
-		const r = scenario(
+		const items = world.sizes.items;
+		const r = packageScenario(
 			world,
 			'3',
 			'get',
-			`Lead > Get (${s.items} items, one execution)`,
-			'package',
-			how,
-			s.items,
+			`Lead > Get (${items} items, one execution)`,
+			items,
 		);
-		log(`scenario ${r.id}: ${r.title}`);
 		await getMany(world, r);
 		firstRequestNote(r);
-		results.push(r);
-		return results;
+		return [r];
 	},
 };
 
@@ -200,17 +188,14 @@ export const coarse: Scenario = {
 	key: 'coarse',
 	async run(world) {
 		const s = world.sizes;
-		const how = WEBHOOK;
 		const results: ScenarioResult[] = [];
 		const v = s.variants.coarse;
 		for (const [suffix, format] of COARSE_FORMATS.map((f, i) => [`7${'ab'[i]}`, f] as const)) {
-			const r = scenario(
+			const r = packageScenario(
 				world,
 				suffix,
 				'coarse',
 				`Lead > Create (${v.items} items, one execution), X-RateLimit-Reset ${format === 'epoch-s' ? 'in epoch seconds' : 'as an HTTP date'}`,
-				'package',
-				how,
 				v.items,
 			);
 			r.floor = coarseFloor(v.items, v.rateLimit, v.windowMs);
@@ -218,7 +203,6 @@ export const coarse: Scenario = {
 			r.notes.push(
 				`${v.rateLimit} requests per ${v.windowMs / 1000} s window, reset header in whole seconds (rounded up, as the sandbox does by default); floor: windows x (window + 1 s)`,
 			);
-			log(`scenario ${r.id}: ${r.title}`);
 			await createMany(world, r, {
 				items: v.items,
 				config: coarseConfig(s.variants, format),
@@ -238,16 +222,12 @@ export const headerless: Scenario = {
 	key: 'headerless',
 	async run(world) {
 		const s = world.sizes;
-		const how = WEBHOOK;
-		const results: ScenarioResult[] = [];
 		const v = s.variants.headerless;
-		const r = scenario(
+		const r = packageScenario(
 			world,
 			'6',
 			'headerless',
 			`Lead > Create (${v.items} items, one execution), server with no rate-limit headers`,
-			'package',
-			how,
 			v.items,
 		);
 		r.floor = rateLimitFloor(v.items, v.rateLimit, v.windowMs);
@@ -255,13 +235,11 @@ export const headerless: Scenario = {
 		r.notes.push(
 			`no X-RateLimit-* headers; the server allows ${v.rateLimit} per ${v.windowMs / 1000} s (429s keep Retry-After), the node starts from the documented 100 per minute and learns from 429s, so 429s are expected; target: 0 failed items, none created twice`,
 		);
-		log(`scenario ${r.id}: ${r.title}`);
 		await createMany(world, r, {
 			items: v.items,
 			config: headerlessConfig(s.variants),
 			learning: true,
 		});
-		results.push(r);
-		return results;
+		return [r];
 	},
 };

@@ -14,6 +14,7 @@ import {
 	debugLog,
 	endMemory,
 	firstRequestMs,
+	packageScenario,
 	prepare,
 	trafficFigures,
 	WEBHOOK,
@@ -111,29 +112,23 @@ export const bigPages: Scenario = {
 	async run(world) {
 		const s = world.sizes;
 		const { cases } = world;
-		const how = WEBHOOK;
-		const results: ScenarioResult[] = [];
 		const v = s.variants.bigPages;
-		const r = scenario(
+		const r = packageScenario(
 			world,
 			'8',
 			'bigPages',
 			`Lead > Get Many, Return All (${fmt(v.leads)} leads), server allowing ${fmt(v.maxPerPage)} per page`,
-			'package',
-			how,
 			Math.ceil(v.leads / v.maxPerPage),
 		);
 		r.goals = { requestsMax: r.requestsMin + 1 };
 		r.notes.push(
 			`sandbox maxPerPage ${v.maxPerPage}; target ceil(N / ${v.maxPerPage}) + at most 1 requests; the first run learns the size, later runs ask it at once`,
 		);
-		log(`scenario ${r.id}: ${r.title}`);
 		await listAll(world, r, cases.getAll, 0, {
 			leads: v.leads,
 			config: bigPagesConfig(s.variants),
 		});
-		results.push(r);
-		return results;
+		return [r];
 	},
 };
 
@@ -142,37 +137,22 @@ export const getAll: Scenario = {
 	async run(world) {
 		const s = world.sizes;
 		const { cases } = world;
-		const how = WEBHOOK;
 		const pages = listPages(s);
 		const { spent, sharedNote } = sharedWindow(s);
-		const results: ScenarioResult[] = [];
-		const r = scenario(
-			world,
-			'1',
-			'getAll',
-			`Lead > Get Many, Return All (${fmt(s.leads)} leads)`,
-			'package',
-			how,
-			pages,
-		);
-		log(`scenario ${r.id}: ${r.title}`);
+		const title = `Lead > Get Many, Return All (${fmt(s.leads)} leads)`;
+		const r = packageScenario(world, '1', 'getAll', title, pages);
 		await listAll(world, r, cases.getAll);
-		results.push(r);
-		const shared = scenario(
+		const shared = packageScenario(
 			world,
 			'1b',
 			'getAll',
-			`${r.title}, ${spent} of the window already spent`,
-			'package',
-			how,
+			`${title}, ${spent} of the window already spent`,
 			pages,
 			pages + spent,
 		);
 		shared.notes.push(sharedNote);
-		log(`scenario ${shared.id}: ${shared.title}`);
 		await listAll(world, shared, cases.getAll, spent);
-		results.push(shared);
-		return results;
+		return [r, shared];
 	},
 };
 

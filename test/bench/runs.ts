@@ -5,12 +5,27 @@
 import { performance } from 'node:perf_hooks';
 
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../sandbox/server';
+import { scenario, type ScenarioKey, type ScenarioResult } from './figures';
 import { peakRssKb, resetPeak, rssKb, sleep } from './measure';
 import type { BenchCase } from './workflows';
 import { log, type World } from './world';
 
 /** How the action scenarios run their workflow. */
 export const WEBHOOK = 'n8n webhook';
+
+/** A scenario of this package's node, run through a webhook, announced in the bench's log. */
+export function packageScenario(
+	world: World,
+	id: string,
+	key: ScenarioKey,
+	title: string,
+	requestsMin: number,
+	floorRequests = requestsMin,
+): ScenarioResult {
+	const result = scenario(world, id, key, title, 'package', WEBHOOK, requestsMin, floorRequests);
+	log(`scenario ${result.id}: ${result.title}`);
+	return result;
+}
 
 export type Json = Record<string, unknown>;
 

@@ -25,6 +25,7 @@ import {
 	packAndInstall,
 	provision,
 	PROJECT_ROOT,
+	reportOrClean,
 	type ExecuteResult,
 	type ExportedNodeType,
 	type N8nOptions,
@@ -237,14 +238,7 @@ export async function stopWorld(failed: boolean): Promise<void> {
 	if (!current) return;
 	await current.n8n.stop();
 	await current.sandbox.stop();
-	if (failed) {
-		process.stderr.write(
-			`\n[e2e] a test failed. n8n's log: ${current.n8n.logFile} (user folder kept: ${current.userFolder})\n` +
-				`[e2e] last lines of n8n's log:\n${current.n8n.logTail(60)}\n`,
-		);
-	} else {
-		fs.rmSync(current.userFolder, { recursive: true, force: true });
-	}
+	reportOrClean('e2e', current.n8n, current.userFolder, failed);
 }
 
 /** Sequence number of the sandbox's last logged request: pass it to `requestsSince`. */

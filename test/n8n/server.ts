@@ -347,3 +347,24 @@ export class N8nServer {
 		return { status: response.status, body: parsed as T };
 	}
 }
+
+/**
+ * After a suite: when a test failed, says where n8n's log is, prints its last lines and keeps the user
+ * folder to look into; otherwise removes the folder. `tag` names the suite in the output.
+ */
+export function reportOrClean(
+	tag: string,
+	n8n: N8nServer,
+	userFolder: string,
+	failed: boolean,
+	lines = 60,
+): void {
+	if (!failed) {
+		fs.rmSync(userFolder, { recursive: true, force: true });
+		return;
+	}
+	process.stderr.write(
+		`\n[${tag}] a test failed. n8n's log: ${n8n.logFile} (user folder kept: ${userFolder})\n` +
+			`[${tag}] last lines of n8n's log:\n${n8n.logTail(lines)}\n`,
+	);
+}

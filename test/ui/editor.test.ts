@@ -14,7 +14,6 @@ import { N8N_MAJOR, PROJECT_ROOT } from '../n8n/runtime';
 import { DOCS_DIR, readmeImage, SHOTS, WRITE_DOCS, type Shot } from './shots';
 import { OWNER, startUiWorld, stopUiWorld, type UiWorld } from './world';
 
-const CREDENTIAL_NAME = 'Outreach Automation account';
 const LEAD_ACTIONS = [
 	'Create a lead',
 	'Delete a lead',

@@ -9,7 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { startSandbox, type Sandbox } from '../sandbox/server';
-import { freePort, N8nServer, packAndInstall, provision, type Owner } from '../n8n/runtime';
+import {
+	freePort,
+	N8nServer,
+	packAndInstall,
+	provision,
+	reportOrClean,
+	type Owner,
+} from '../n8n/runtime';
 import { ensureChromium, launchBrowser, type Browser } from './chromium';
 
 export const OWNER: Owner = {
@@ -65,12 +72,5 @@ export async function stopUiWorld(world: UiWorld | undefined, failed: boolean): 
 	await world.browser.close();
 	await world.n8n.stop();
 	await world.sandbox.stop();
-	if (failed) {
-		log(
-			`\n[ui] a test failed. n8n's log: ${world.n8n.logFile} (user folder kept: ${world.userFolder})\n` +
-				`[ui] last lines of n8n's log:\n${world.n8n.logTail(40)}`,
-		);
-	} else {
-		fs.rmSync(world.userFolder, { recursive: true, force: true });
-	}
+	reportOrClean('ui', world.n8n, world.userFolder, failed, 40);
 }

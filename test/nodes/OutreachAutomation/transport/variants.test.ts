@@ -120,7 +120,7 @@ describe('the action node against server variants', () => {
 		// 5 requests per 2 s: without Stop the 50 messages would all go out over 10 windows.
 		sandbox.config({ rateLimit: 5, windowMs: 2_000 });
 		let atStop = -1;
-		const { run, error } = await runNode(
+		const { error } = await runNode(
 			creds,
 			{ resource: 'message', operation: 'send', leadId: rl(lead), body: '={{ $json.b }}' },
 			Array.from({ length: 50 }, (_, b) => ({ b: `Stop ${b}` })),
