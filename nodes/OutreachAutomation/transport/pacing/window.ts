@@ -39,10 +39,14 @@ export type Whole = 'unknown' | 'yes' | 'no';
 const WHOLE_SECOND_MS = 1000;
 /** The rounding test goes this soon after the named second: only clock jitter, not a margin. */
 const TEST_OFFSET_MS = 10;
-/** A shared window is spread to this long before its earliest end (at least), so its last requests arrive in it. */
+/**
+ * A shared window is spread to this long before its earliest end, so its last requests arrive in it;
+ * or to this many times a request's time to answer, if longer, but never more than the most (a slow
+ * answer now and then, a timeout, must not take a window's spread).
+ */
 const SPREAD_MARGIN_MS = 250;
-/** ... or this many times a request's time to answer, if longer. */
 const SPREAD_MARGIN_ANSWERS = 4;
+const SPREAD_MARGIN_MAX_MS = 2000;
 
 export class Window {
 	/** Requests this process may still send in the window: the server's figure less its own since. */
@@ -192,7 +196,8 @@ export class Window {
 	 * of a run.
 	 */
 	spreadMargin(): number {
-		return Math.max(SPREAD_MARGIN_MS, SPREAD_MARGIN_ANSWERS * (this.answerMs ?? 0));
+		const byAnswers = Math.min(SPREAD_MARGIN_MAX_MS, SPREAD_MARGIN_ANSWERS * (this.answerMs ?? 0));
+		return Math.max(SPREAD_MARGIN_MS, byAnswers);
 	}
 
 	send(probe: boolean): Slot {

@@ -200,5 +200,9 @@ describe('whole-second windows and the end of a shared window', () => {
 		const unused = (await acquireSlot('margin'))!;
 		cancelSlot('margin', unused);
 		expect(window.spreadMargin()).toBeGreaterThanOrEqual(790);
+		// A request that timed out after a minute: the margin grows, but never past 2 s.
+		const slow = (await acquireSlot('margin'))!;
+		releaseSlot('margin', slow, coarse(7, Date.now() + 60_000), slow.sentAt! + 60_000);
+		expect(window.spreadMargin()).toBe(2000);
 	});
 });
