@@ -97,11 +97,14 @@ async function closeNdv(): Promise<void> {
 /** Adds an option of a collection ("Add Filter", "Add Option"): a list, or a button when it has one option. */
 async function addCollectionOption(placeholder: string, option: string): Promise<void> {
 	const select = ndv().getByPlaceholder(placeholder);
+	const button = ndv().getByRole('button', { name: placeholder });
+	// Right after another parameter changed, the panel may still be drawing: wait for either.
+	await select.or(button).first().waitFor();
 	if (await select.count()) {
 		await select.click();
 		await page.getByRole('option', { name: option, exact: true }).click();
 	} else {
-		await ndv().getByRole('button', { name: placeholder }).click();
+		await button.click();
 	}
 }
 
