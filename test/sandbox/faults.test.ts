@@ -127,6 +127,25 @@ describe('targeted faults', () => {
 		expect((await t.control.stats()).creates).toEqual({ lead: 1, campaign: 0, message: 1 });
 	});
 
+	it('skip lets that many matching requests through first: skip 2 hits the third create only', async () => {
+		await t.control.addFault({
+			method: 'POST',
+			path: '/api/v1/leads',
+			status: 500,
+			after: true,
+			skip: 2,
+		});
+		const statuses: number[] = [];
+		for (const name of ['One', 'Two', 'Three', 'Four'])
+			statuses.push((await t.api.post('/leads', { first_name: name })).status);
+		// Reads do not match the fault and do not use up its skip.
+		expect((await t.api.get('/leads')).status).toBe(200);
+		expect(statuses).toEqual([201, 201, 500, 201]);
+		// The third ran (after: true): stored, its answer lost.
+		expect(t.sandbox.store.leads.size).toBe(4);
+		expect(await t.control.faults()).toEqual([]);
+	});
+
 	it('lists pending faults, clears them, and rejects malformed fault specs', async () => {
 		const queued = await t.control.addFault({ path: '/api/v1/leads*', status: 500, times: 3 });
 		expect(queued).toMatchObject({

@@ -80,6 +80,10 @@ export class Faults {
 	/** Targeted faults first, oldest first; otherwise one PRNG draw decides among the random rates. */
 	pick(target: FaultTarget, config: SandboxConfig): FaultDecision | undefined {
 		const fault = this.queue.find((f) => matches(f, target));
+		if (fault && fault.skip > 0) {
+			fault.skip--;
+			return this.random(config);
+		}
 		if (fault) {
 			if (--fault.remaining === 0) this.queue.splice(this.queue.indexOf(fault), 1);
 			const action: FaultAction =

@@ -366,6 +366,8 @@ export const FaultSpec = z
 			.optional(),
 		kind: z.enum(FAULT_KINDS).optional(),
 		times: positiveInt.default(1),
+		/** Matching requests to let through untouched before the fault applies (skip 30: the 31st is hit). */
+		skip: z.number().int().min(0).default(0),
 		/** true: run the real operation first, then replace its response (a lost response, not a lost request). */
 		after: z.boolean().default(false),
 		/** Seconds announced by an injected 429 with headers. */

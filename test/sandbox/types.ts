@@ -115,6 +115,8 @@ export interface QueuedFault {
 	kind?: string;
 	after: boolean;
 	retryAfter: number;
+	/** Matching requests still to let through before this fault applies. */
+	skip: number;
 	/** How many more matching requests this fault will hit. */
 	remaining: number;
 }
