@@ -11,7 +11,9 @@ import type { QueuedFault } from './types';
 export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Kinds that re-shape the operation's own answer, so the operation always runs. */
 export const RESHAPING_KINDS: readonly FaultKind[] = ['no-data', 'no-success'];
-export type FaultAction = { status: number; retryAfter: number } | { kind: FaultKind };
+export type FaultAction =
+	| { status: number; retryAfter: number }
+	| { kind: FaultKind; delayMs?: number };
 
 export interface FaultDecision {
 	action: FaultAction;
@@ -89,7 +91,7 @@ export class Faults {
 			const action: FaultAction =
 				fault.status !== undefined
 					? { status: fault.status, retryAfter: fault.retryAfter }
-					: { kind: fault.kind as FaultKind };
+					: { kind: fault.kind as FaultKind, delayMs: fault.delayMs };
 			const after = fault.after || ('kind' in action && RESHAPING_KINDS.includes(action.kind));
 			return { action, after, label: actionLabel(action) };
 		}
@@ -166,6 +168,9 @@ export function faultReply(
 			};
 		case '429-no-headers':
 			return failure(429, 'Too many requests');
+		case 'slow':
+			// Handled by the server before the operation runs (it waits, then answers as usual).
+			return real ?? { status: 200, body: { success: true, data: null } };
 		case 'no-data':
 		case 'no-success': {
 			const answer = real ?? { status: 200, body: { success: true, data: null } };

@@ -27,6 +27,7 @@ export const FAULT_KINDS = [
 	'429-no-headers',
 	'no-data',
 	'no-success',
+	'slow',
 ] as const;
 export const META_STYLES = ['full', 'absent'] as const;
 export const META_TOTALS = ['exact', 'absent', 'string', 'negative', 'low', 'high'] as const;
@@ -372,6 +373,8 @@ export const FaultSpec = z
 		after: z.boolean().default(false),
 		/** Seconds announced by an injected 429 with headers. */
 		retryAfter: positiveInt.default(1),
+		/** kind 'slow': how long the request hangs before it runs and is answered as usual. */
+		delayMs: z.number().int().min(0).max(600_000).default(0),
 	})
 	.strict()
 	.refine((f) => (f.status === undefined) !== (f.kind === undefined), {

@@ -175,6 +175,13 @@ async function handleApi(
 	if (!caller.valid)
 		return respond(failure(401, 'Missing or invalid API key', undefined, limitHeaders));
 	const fault = state.faults.pick({ method, path: url.pathname, query }, config);
+	if (fault && 'kind' in fault.action && fault.action.kind === 'slow') {
+		// A request the server sits on (a stuck worker, a slow query), then runs and answers as usual.
+		await sleep(fault.action.delayMs ?? 0);
+		if (res.destroyed) return;
+		const reply = run();
+		return respond({ ...reply, headers: { ...limitHeaders, ...reply.headers } }, fault.label);
+	}
 	if (fault && !fault.after)
 		return respond(faultReply(fault.action, limitHeaders, config, now), fault.label);
 	const reply = run();

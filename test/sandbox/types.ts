@@ -117,6 +117,8 @@ export interface QueuedFault {
 	retryAfter: number;
 	/** Matching requests still to let through before this fault applies. */
 	skip: number;
+	/** kind 'slow': how long the request hangs before it runs. */
+	delayMs: number;
 	/** How many more matching requests this fault will hit. */
 	remaining: number;
 }

@@ -12,10 +12,11 @@
  * goes first and the others wait for what it is told, so a fresh window is never overrun by a burst.
  */
 import { createHash } from 'crypto';
-import { sleep } from 'n8n-workflow';
 
-import { MAX_SINGLE_WAIT_MS, WINDOW_IDLE_EXPIRY_MS } from '../constants';
+import { WINDOW_IDLE_EXPIRY_MS } from '../constants';
 import { readRateLimitHeaders, type HeaderBag, type RateLimitHeaders } from './headers';
+import { decide } from './policy';
+import { Alarm, SlotQueue } from './queue';
 import { Window, type Slot } from './window';
 
 export {
@@ -26,24 +27,56 @@ export {
 	serverClockOffset,
 	type RateLimitHeaders,
 } from './headers';
+export { pause } from './queue';
 export type { Slot } from './window';
 
-/** Resolves when `signal` aborts (never when there is none). */
-export function aborted(signal: AbortSignal | undefined): Promise<void> {
-	return new Promise((resolve) => {
-		if (!signal) return;
-		if (signal.aborted) resolve();
-		else signal.addEventListener('abort', () => resolve(), { once: true });
-	});
+/**
+ * A timer that fires this much later than asked says the process was busy: answers may be waiting to
+ * be read, so requests are not given up on as hung at that look (the next one, a moment later, may).
+ */
+const STALLED_MS = 100;
+
+/** One key: what this process knows of its window, its queue of requests, and its one timer. */
+class Key {
+	readonly window = new Window();
+	readonly queue = new SlotQueue();
+	readonly alarm = new Alarm((lateMs) => this.pump(lateMs < STALLED_MS));
+	/** Looks the policy took, for tests: a bounded number per request. */
+	looks = 0;
+
+	get idle(): boolean {
+		return this.queue.size === 0 && this.window.quiet;
+	}
+
+	/**
+	 * Grants slots to the head of the queue while the policy allows, then sets the one timer for
+	 * the next look (or none: an answer will come). Only a timer on time gives up on hung requests:
+	 * an answer's look may come before other answers already received are read.
+	 */
+	pump(expireHung = false): void {
+		if (expireHung) this.window.expireHung(Date.now());
+		for (;;) {
+			if (!this.queue.peek()) {
+				this.alarm.cancel();
+				return;
+			}
+			const now = Date.now();
+			this.looks++;
+			const decision = decide(this.window, now, this.queue.size);
+			if (decision.slot) {
+				this.queue.serve(decision.slot);
+				continue;
+			}
+			// A request that never answers must not hold the others: look again when it counts as hung.
+			const hungAt = this.window.hungAt();
+			const at = decision.at === undefined ? hungAt : Math.min(decision.at, hungAt ?? Infinity);
+			if (at !== undefined) this.alarm.set(at, now);
+			return;
+		}
+	}
 }
 
-/** `sleep` that ends at once when the execution is cancelled; never a negative time. */
-export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
-	if (signal?.aborted) return;
-	await Promise.race([sleep(Math.max(0, ms)), aborted(signal)]);
-}
-
-const windows = new Map<string, Window>();
+const keys = new Map<string, Key>();
 let lastSweep = 0;
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -74,159 +107,59 @@ export function windowKey(baseUrl: string, apiKey: string): string {
 function sweep(now: number) {
 	if (now - lastSweep < 60_000) return;
 	lastSweep = now;
-	for (const [key, window] of windows) {
-		if (window.idle && now - window.lastUsed > WINDOW_IDLE_EXPIRY_MS) windows.delete(key);
+	for (const [name, key] of keys) {
+		if (key.idle && now - key.window.lastUsed > WINDOW_IDLE_EXPIRY_MS) keys.delete(name);
 	}
 }
 
-function windowFor(key: string, now = Date.now()): Window {
+function keyFor(name: string, now = Date.now()): Key {
 	sweep(now);
-	let window = windows.get(key);
-	if (!window) {
-		window = new Window();
-		windows.set(key, window);
+	let key = keys.get(name);
+	if (!key) {
+		key = new Key();
+		keys.set(name, key);
 	}
-	window.lastUsed = now;
-	return window;
+	key.window.lastUsed = now;
+	return key;
 }
 
 /** For tests: what this process knows of a key's window (undefined when it knows nothing). */
 export function peekWindow(key: string): Window | undefined {
-	return windows.get(key);
+	return keys.get(key)?.window;
+}
+
+/** For tests: what the mechanics spent on a key: looks of the policy, timers, waiting listeners. */
+export function peekMechanics(
+	key: string,
+): { looks: number; timers: number; listeners: number; queued: number } | undefined {
+	const found = keys.get(key);
+	if (!found) return undefined;
+	return {
+		looks: found.looks,
+		timers: found.alarm.started,
+		listeners: found.queue.listeners(),
+		queued: found.queue.size,
+	};
 }
 
 /** For tests: how many windows are remembered. */
 export function rememberedWindows(): number {
-	return windows.size;
+	return keys.size;
 }
 
-/** Waits until `until` (or `stop`), or answers "too long" when that is further than we may wait. */
-async function waitUntil(
-	window: Window,
-	until: number,
-	stop: Promise<void>,
-): Promise<Slot | undefined> {
-	const now = Date.now();
-	if (until - now > MAX_SINGLE_WAIT_MS)
-		return { probe: false, epoch: window.epoch, seq: 0, tooLongUntil: until };
-	await Promise.race([sleep(Math.max(0, until - now)), stop]);
-	return undefined;
-}
-
-/** Waits for the next answer or `until` (default: the window's reset), whichever comes first. */
-async function nextAnswer(
-	window: Window,
-	stop: Promise<void>,
-	until = window.resetAt,
-): Promise<void> {
-	if (until !== undefined) window.alarm(until);
-	await Promise.race([window.change(), stop]);
-}
-
-/** Waits until a request may be sent without exceeding the window; undefined once `signal` aborts. */
-export async function acquireSlot(key: string, signal?: AbortSignal): Promise<Slot | undefined> {
-	const window = windowFor(key);
-	window.waiting++;
-	try {
-		return await acquire(window, signal);
-	} finally {
-		window.waiting--;
-	}
-}
-
-async function acquire(window: Window, signal: AbortSignal | undefined): Promise<Slot | undefined> {
-	// One listener on the execution's signal per request, however often it waits.
-	const stop = aborted(signal);
-	for (;;) {
-		if (signal?.aborted) return undefined;
-		const now = Date.now();
-		if (window.resetAt !== undefined && now >= window.resetAt) window.roll();
-		if (window.remaining !== undefined && window.remaining <= 0) {
-			// Counting own requests in flight against answers that arrived out of order can reach 0
-			// early: with none in flight, the server's own figure is exact again.
-			if (window.inFlightNow() > 0 && (window.toldLow ?? 0) > 0) {
-				await nextAnswer(window, stop);
-				continue;
-			}
-			if ((window.toldLow ?? 0) > 0 && window.share.alone()) {
-				window.remaining = window.toldLow;
-				continue;
-			}
-			const tooLong = await waitUntil(window, window.resetAt ?? now + 1000, stop);
-			if (tooLong) return tooLong;
-			continue;
-		}
-		if (window.unpaced) {
-			const span = window.span;
-			if (now >= span.end()) span.openAt(now);
-			// Until a 429 has taught the limit, grow as slow start does rather than burst the assumed one.
-			const learning = !span.learnt && window.inFlightNow() >= window.share.cwnd;
-			if (!learning && span.take()) return window.send(false);
-			if (learning) {
-				await Promise.race([window.change(), stop]);
-				continue;
-			}
-			// In steps: a 429 may meanwhile teach a shorter span than the one assumed.
-			const spanEnd = span.start + span.spanMs;
-			if (spanEnd - now > MAX_SINGLE_WAIT_MS)
-				return { probe: false, epoch: window.epoch, seq: 0, tooLongUntil: spanEnd };
-			await Promise.race([sleep(Math.max(0, Math.min(spanEnd - now, 1000))), stop]);
-			continue;
-		}
-		if (window.remaining === undefined) {
-			if (!window.probing) {
-				window.probing = true;
-				return window.send(true);
-			}
-			await Promise.race([window.change(), stop]);
-			continue;
-		}
-		const inFlight = window.inFlightNow();
-		const left = window.remaining + inFlight;
-		let sharers = window.share.current(inFlight);
-		let alone = window.share.alone(inFlight);
-		// With others on the key, its share is spread over what is left of the window (sent in one
-		// burst, every process's would land on a window already spent by the others'), one request
-		// every `gap`: to the window's earliest possible end (a reset named in whole seconds may be up
-		// to a second after it).
-		let gap = 0;
-		if (!alone && window.resetAt !== undefined) {
-			const named = window.namedReset ?? window.resetAt;
-			const end =
-				(window.coarse ? named - 1000 : Math.min(window.resetAt, named)) - window.spreadMargin();
-			// A gap past the window's end leaves the rest of it to the others (the pace is forgotten when
-			// the window ends: it says nothing of the next).
-			gap = (Math.max(0, end - now) * sharers) / Math.max(1, left);
-			// Others silent for over a second and several of those gaps have finished: the rest is ours.
-			if (window.share.othersQuiet(now, gap)) {
-				alone = true;
-				sharers = 1;
-			}
-		}
-		if (inFlight < window.share.allowance(left, inFlight, alone)) {
-			// What this process still has to send, if no more than its share, goes at once.
-			const demand = window.waiting + inFlight;
-			if (!alone && window.resetAt !== undefined && demand > Math.floor(left / sharers)) {
-				if (now < window.nextSendAt) {
-					await nextAnswer(window, stop, Math.min(window.nextSendAt, window.resetAt));
-					continue;
-				}
-				window.nextSendAt = now + gap;
-			}
-			window.remaining--;
-			const slot = window.send(false);
-			// Fewer left than processes on the key: a request that may find the window spent.
-			if (left < Math.ceil(sharers) && !alone) slot.last = true;
-			return slot;
-		}
-		// Our share is in flight: the next answer says more. With none in flight, the rest of this
-		// window is the others'.
-		if (inFlight > 0) await nextAnswer(window, stop);
-		else {
-			const tooLong = await waitUntil(window, window.resetAt ?? now + 1000, stop);
-			if (tooLong) return tooLong;
-		}
-	}
+/**
+ * Waits for this request's turn in the key's queue and a slot the window allows; undefined once
+ * `signal` aborts. A slot with `tooLongUntil` says the wait would be longer than we may wait.
+ */
+export async function acquireSlot(name: string, signal?: AbortSignal): Promise<Slot | undefined> {
+	if (signal?.aborted) return undefined;
+	const key = keyFor(name);
+	return await new Promise<Slot | undefined>((resolve) => {
+		const first = key.queue.size === 0;
+		key.queue.push({ resolve, signal, since: Date.now(), gone: false });
+		// Behind others the head's turn comes first: the look it waits for will serve this one too.
+		if (first) key.pump();
+	});
 }
 
 /** Takes what the server said about its window (the probe's answer, or a window it started early). */
@@ -247,7 +180,8 @@ export function releaseSlot(
 	now = Date.now(),
 	status?: number,
 ): void {
-	const window = windowFor(key);
+	const found = keyFor(key, now);
+	const window = found.window;
 	window.answered(slot, now);
 	const told = readRateLimitHeaders(headers, now);
 	// An answer to a request of an earlier window speaks of that window (often "0 left"): not of this one.
@@ -314,17 +248,17 @@ export function releaseSlot(
 		if (told2 !== undefined) window.share.answered(told2, slot.seq, true, now);
 		if (window.inFlightOf(slot.epoch) === 0) window.share.closeNow();
 	}
-	if (slot.probe) window.probing = false;
-	window.wake();
+	found.pump();
 }
 
 /** A slot given back unused (the request was refused before sending): someone else may have it. */
 export function cancelSlot(key: string, slot: Slot): void {
-	const window = windowFor(key);
+	const found = keyFor(key);
+	const window = found.window;
 	window.answered(slot);
-	if (slot.probe) window.probing = false;
-	else if (slot.epoch === window.epoch && window.remaining !== undefined) window.remaining++;
-	window.wake();
+	if (!slot.probe && slot.epoch === window.epoch && window.remaining !== undefined)
+		window.remaining++;
+	found.pump();
 }
 
 /**
@@ -337,7 +271,8 @@ export function markExhausted(
 	fallback: number,
 	now = Date.now(),
 ): number {
-	const window = windowFor(key);
+	const found = keyFor(key, now);
+	const window = found.window;
 	const told = readRateLimitHeaders(headers, now);
 	let until = window.exhaustedUntil(told) ?? fallback;
 	if (until <= now) until = fallback;
@@ -359,7 +294,7 @@ export function markExhausted(
 		// The wait no longer ends where a whole-second window would: not the moment to test it.
 		window.testDue = undefined;
 	}
-	window.wake();
+	found.pump();
 	return until;
 }
 
@@ -371,6 +306,7 @@ export function sweepRateLimitState(now: number): void {
 
 /** For tests: forget every window. */
 export function resetRateLimitState(): void {
-	windows.clear();
+	for (const key of keys.values()) key.alarm.cancel();
+	keys.clear();
 	lastSweep = 0;
 }

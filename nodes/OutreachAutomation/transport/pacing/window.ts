@@ -4,8 +4,6 @@
  * limit of a server that sends no headers (Span), and whether a reset named in whole seconds is rounded
  * up or down.
  */
-import { sleep } from 'n8n-workflow';
-
 import { RESET_MARGIN_MS } from '../constants';
 import type { RateLimitHeaders } from './headers';
 import { Share } from './share';
@@ -47,6 +45,22 @@ const TEST_OFFSET_MS = 10;
 const SPREAD_MARGIN_MS = 250;
 const SPREAD_MARGIN_ANSWERS = 4;
 const SPREAD_MARGIN_MAX_MS = 2000;
+/**
+ * A request unanswered for this many times the usual answer time (at least HUNG_MIN_MS, at most
+ * HUNG_MAX_MS) stops holding the others: its slot counts as spent and pacing goes on from the other
+ * answers. The floor keeps a pause of a busy process (garbage collection, a slow disk) from counting;
+ * the ceiling is what one hung request may cost everyone else.
+ */
+const HUNG_ANSWERS = 10;
+const HUNG_MIN_MS = 1000;
+const HUNG_MAX_MS = 3000;
+const HUNG_LOOK_STEP_MS = 250;
+
+/** One own request still unanswered. */
+interface Sent {
+	epoch: number;
+	sentAt: number;
+}
 
 export class Window {
 	/** Requests this process may still send in the window: the server's figure less its own since. */
@@ -66,31 +80,32 @@ export class Window {
 	wholeMs: number | undefined;
 	/** The largest window limit seen: a probe told one less opened its window. */
 	limit = 0;
-	/** The earliest time an alarm will wake every waiter. */
-	private alarmAt: number | undefined;
 	/** With others on the key: when this process may send its next request. */
 	nextSendAt = 0;
 	/** What the next probe tests, if anything: its wait ends where the tested reading says. */
 	testDue: 'rounding' | 'whole' | undefined;
-	probing = false;
+	/** The probe in flight (its sequence number): the others wait for what it is told. */
+	probing: number | undefined;
 	/** Counts windows seen; a slot remembers the one it was sent in. */
 	epoch = 0;
-	/** Requests sent and not yet answered: sequence number -> the window it was sent in. */
-	readonly inFlight = new Map<number, number>();
+	/** Requests sent and not yet answered, in the order sent (sequence numbers grow). */
+	private readonly inFlight = new Map<number, Sent>();
+	/** How many of those were sent in each window. */
+	private readonly inFlightByEpoch = new Map<number, number>();
 	private seq = 0;
 	readonly share = new Share();
 	/** Set when the server sends no rate-limit headers: requests are paced by `span` instead. */
 	unpaced = false;
 	readonly span = new Span();
 	lastUsed = 0;
-	/** Requests of this process waiting for a slot (with those in flight: what it still has to send). */
-	waiting = 0;
 	/** How long an answer takes (smoothed): how close to a window's end a request may still be sent. */
 	answerMs: number | undefined;
-	private waiters: Array<() => void> = [];
+	/** Requests given up on as hung (their slots counted as spent), for tests and the execution hint. */
+	hung = 0;
 
-	get idle(): boolean {
-		return this.inFlight.size === 0 && this.waiters.length === 0 && !this.probing;
+	/** Whether nothing of this process is in flight (queued requests are the queue's to tell). */
+	get quiet(): boolean {
+		return this.inFlight.size === 0 && this.probing === undefined;
 	}
 
 	/** Own requests of the current window still unanswered. */
@@ -100,23 +115,67 @@ export class Window {
 
 	/** Own requests of window `epoch` still unanswered. */
 	inFlightOf(epoch: number): number {
-		let count = 0;
-		for (const of of this.inFlight.values()) if (of === epoch) count++;
-		return count;
+		return this.inFlightByEpoch.get(epoch) ?? 0;
 	}
 
 	/** Requests of earlier windows still unanswered: the server may count them in this one. */
 	stragglers(): number {
 		let count = 0;
-		for (const epoch of this.inFlight.values()) if (epoch < this.epoch) count++;
+		for (const [epoch, n] of this.inFlightByEpoch) if (epoch < this.epoch) count += n;
 		return count;
 	}
 
-	/** Own requests still unanswered that were sent after `slot` (the server counts them after it). */
+	/**
+	 * Own requests still unanswered that were sent after `slot` (the server counts them after it).
+	 * Counted from the oldest: answers come about in the order sent, so few are older than `slot`.
+	 */
 	sentAfter(slot: Slot): number {
-		let count = 0;
-		for (const seq of this.inFlight.keys()) if (seq > slot.seq) count++;
-		return count;
+		let older = 0;
+		for (const seq of this.inFlight.keys()) {
+			if (seq >= slot.seq) break;
+			older++;
+		}
+		return this.inFlight.size - older - (this.inFlight.has(slot.seq) ? 1 : 0);
+	}
+
+	/** How long a request may go unanswered before it stops holding the others. */
+	hungAfterMs(): number {
+		if (this.answerMs === undefined) return HUNG_MAX_MS;
+		return Math.min(HUNG_MAX_MS, Math.max(HUNG_MIN_MS, HUNG_ANSWERS * this.answerMs));
+	}
+
+	/**
+	 * When to look whether the oldest request in flight is hung (undefined: none in flight). Rounded
+	 * up to a step, so that answer times moving a little do not set the timer anew at every answer.
+	 */
+	hungAt(): number | undefined {
+		for (const sent of this.inFlight.values())
+			return Math.ceil((sent.sentAt + this.hungAfterMs()) / HUNG_LOOK_STEP_MS) * HUNG_LOOK_STEP_MS;
+		return undefined;
+	}
+
+	/**
+	 * Gives up on requests unanswered for too long: their slots count as spent (the window's
+	 * `remaining` was lowered when they were sent) and a probe among them no longer holds the others.
+	 * Their answers, if they come, are still read.
+	 */
+	expireHung(now: number): void {
+		const after = this.hungAfterMs();
+		for (const [seq, sent] of this.inFlight) {
+			if (now - sent.sentAt < after) break;
+			this.forget(seq);
+			this.hung++;
+			if (this.probing === seq) this.probing = undefined;
+		}
+	}
+
+	private forget(seq: number): void {
+		const sent = this.inFlight.get(seq);
+		if (!sent) return;
+		this.inFlight.delete(seq);
+		const left = (this.inFlightByEpoch.get(sent.epoch) ?? 1) - 1;
+		if (left > 0) this.inFlightByEpoch.set(sent.epoch, left);
+		else this.inFlightByEpoch.delete(sent.epoch);
 	}
 
 	/** The window ended (its reset passed, or the server started another): nothing is known of the next. */
@@ -200,44 +259,27 @@ export class Window {
 		return Math.max(SPREAD_MARGIN_MS, byAnswers);
 	}
 
-	send(probe: boolean): Slot {
-		const slot: Slot = { probe, epoch: this.epoch, seq: ++this.seq, sentAt: Date.now() };
-		if (probe && this.testDue) {
-			slot.coarseTest = this.testDue;
-			this.testDue = undefined;
+	send(probe: boolean, now = Date.now()): Slot {
+		const slot: Slot = { probe, epoch: this.epoch, seq: ++this.seq, sentAt: now };
+		if (probe) {
+			this.probing = slot.seq;
+			if (this.testDue) {
+				slot.coarseTest = this.testDue;
+				this.testDue = undefined;
+			}
 		}
-		this.inFlight.set(slot.seq, slot.epoch);
+		this.inFlight.set(slot.seq, { epoch: slot.epoch, sentAt: now });
+		this.inFlightByEpoch.set(slot.epoch, this.inFlightOf(slot.epoch) + 1);
 		return slot;
 	}
 
 	/** `now`: when its answer came (undefined: the slot was given back unused). */
 	answered(slot: Slot, now?: number): void {
-		this.inFlight.delete(slot.seq);
+		this.forget(slot.seq);
+		if (this.probing === slot.seq) this.probing = undefined;
 		if (now !== undefined && slot.sentAt !== undefined && now >= slot.sentAt) {
 			const took = now - slot.sentAt;
 			this.answerMs = this.answerMs === undefined ? took : 0.8 * this.answerMs + 0.2 * took;
 		}
-	}
-
-	wake(): void {
-		const waiters = this.waiters;
-		this.waiters = [];
-		for (const resolve of waiters) resolve();
-	}
-
-	/** Wakes every waiter at `at` (one timer for all of them). */
-	alarm(at: number): void {
-		const now = Date.now();
-		if (this.alarmAt !== undefined && this.alarmAt > now && this.alarmAt <= at) return;
-		this.alarmAt = at;
-		void sleep(Math.max(0, at - now)).then(() => {
-			if (this.alarmAt === at) this.alarmAt = undefined;
-			this.wake();
-		});
-	}
-
-	/** Resolves at the next answer (or any other change worth a new look). */
-	async change(): Promise<void> {
-		await new Promise<void>((resolve) => this.waiters.push(resolve));
 	}
 }

@@ -1,0 +1,165 @@
+/**
+ * The mechanics of waiting for a slot, apart from what decides when a slot may be had (policy.ts):
+ * requests of one key wait in one first-in-first-out queue; the key's pump (index.ts) grants slots
+ * to the head only, as many as the policy allows, whenever an answer comes, a waiter arrives at an
+ * empty queue, or the key's one timer rings. Each grant and each arrival costs O(1); a cancelled
+ * execution's waiters leave at once through one abort listener per execution; nothing is kept for a
+ * request once it has its slot.
+ */
+import { sleep } from 'n8n-workflow';
+
+import type { Slot } from './window';
+
+export interface Waiter {
+	resolve: (slot: Slot | undefined) => void;
+	signal: AbortSignal | undefined;
+	/** When it began to wait. */
+	since: number;
+	/** Left the queue out of turn (its execution was cancelled): skipped when its turn comes. */
+	gone: boolean;
+}
+
+/** Entries already served at the front are dropped in one go once there are this many. */
+const COMPACT_AFTER = 1024;
+
+/** One execution's signal: its waiters in this queue, and the one listener that removes them on Stop. */
+interface Registration {
+	waiting: number;
+	onAbort: () => void;
+}
+
+export class SlotQueue {
+	private items: Waiter[] = [];
+	private head = 0;
+	/** Waiters still queued (not served, not gone). */
+	size = 0;
+	private readonly signals = new Map<AbortSignal, Registration>();
+
+	push(waiter: Waiter): void {
+		this.items.push(waiter);
+		this.size++;
+		const signal = waiter.signal;
+		if (!signal) return;
+		const registration = this.signals.get(signal);
+		if (registration) registration.waiting++;
+		else {
+			const onAbort = () => this.cancel(signal);
+			this.signals.set(signal, { waiting: 1, onAbort });
+			signal.addEventListener('abort', onAbort, { once: true });
+		}
+	}
+
+	/** The waiter whose turn it is. */
+	peek(): Waiter | undefined {
+		while (this.head < this.items.length && this.items[this.head].gone) this.head++;
+		if (this.head >= COMPACT_AFTER) {
+			this.items = this.items.slice(this.head);
+			this.head = 0;
+		}
+		return this.items[this.head];
+	}
+
+	/** Takes the head out of the queue and hands it `slot`. */
+	serve(slot: Slot | undefined): void {
+		const waiter = this.peek();
+		if (!waiter) return;
+		this.head++;
+		this.leave(waiter);
+		waiter.resolve(slot);
+	}
+
+	private leave(waiter: Waiter): void {
+		waiter.gone = true;
+		this.size--;
+		const signal = waiter.signal;
+		const registration = signal && this.signals.get(signal);
+		if (!signal || !registration || --registration.waiting > 0) return;
+		this.signals.delete(signal);
+		signal.removeEventListener('abort', registration.onAbort);
+	}
+
+	/** The execution was cancelled: its waiters leave with no slot; the others keep their turns. */
+	private cancel(signal: AbortSignal): void {
+		const registration = this.signals.get(signal);
+		if (!registration) return;
+		for (let i = this.head; i < this.items.length && registration.waiting > 0; i++) {
+			const waiter = this.items[i];
+			if (waiter.gone || waiter.signal !== signal) continue;
+			this.leave(waiter);
+			waiter.resolve(undefined);
+		}
+	}
+
+	/** For tests: executions with a listener on their signal. */
+	listeners(): number {
+		return this.signals.size;
+	}
+}
+
+/**
+ * A key's one timer: set to the earliest time the policy wants another look. A later time does not
+ * replace an earlier one still to come (that look will set the next); an earlier one cancels it.
+ */
+export class Alarm {
+	private at: number | undefined;
+	private controller: AbortController | undefined;
+	/** Timers started, for tests: a bounded number per request. */
+	started = 0;
+
+	/** `ring(lateMs)`: how much later than asked the timer fired (the process was busy meanwhile). */
+	constructor(private readonly ring: (lateMs: number) => void) {}
+
+	set(at: number, now: number): void {
+		if (this.at !== undefined && this.at > now && this.at <= at) return;
+		this.cancel();
+		const controller = new AbortController();
+		this.controller = controller;
+		this.at = at;
+		this.started++;
+		const delay = Math.max(0, at - now);
+		// n8n-workflow's sleep clears its timer when the signal aborts (n8n 1.x lets it run out, harmlessly).
+		sleep(delay, controller.signal).then(
+			() => {
+				if (this.controller !== controller) return;
+				this.controller = undefined;
+				this.at = undefined;
+				this.ring(Date.now() - now - delay);
+			},
+			() => undefined,
+		);
+	}
+
+	cancel(): void {
+		this.controller?.abort();
+		this.controller = undefined;
+		this.at = undefined;
+	}
+
+	get pending(): boolean {
+		return this.at !== undefined;
+	}
+}
+
+/**
+ * `sleep` that ends at once when `signal` aborts, never a negative time, and leaves neither its
+ * listener nor (on n8n 2.x) its timer behind.
+ */
+export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
+	if (signal?.aborted) return;
+	const timer = new AbortController();
+	let onAbort: (() => void) | undefined;
+	const aborted = new Promise<void>((resolve) => {
+		onAbort = () => {
+			timer.abort();
+			resolve();
+		};
+		signal?.addEventListener('abort', onAbort, { once: true });
+	});
+	try {
+		await Promise.race([sleep(Math.max(0, ms), timer.signal).catch(() => undefined), aborted]);
+	} finally {
+		signal?.removeEventListener('abort', onAbort!);
+		// Settles the race's other side, so no reaction is left waiting on it.
+		onAbort!();
+	}
+}

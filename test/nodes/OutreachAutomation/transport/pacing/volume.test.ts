@@ -1,0 +1,167 @@
+/**
+ * Pacing at the volumes CRM syncs bring: thousands of items in one execution, inside n8n's engine,
+ * against the sandbox over HTTP. What is asserted are counts that do not depend on the machine's speed:
+ * items and requests, 429s, the heap kept (read after a full garbage collection), and what the pacing's
+ * mechanics spent per request (looks of the policy, timers, abort listeners).
+ */
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+import { normalizeBaseUrl } from '../../../../../nodes/OutreachAutomation/transport/baseUrl';
+import {
+	peekMechanics,
+	peekWindow,
+	resetRateLimitState,
+	windowKey,
+} from '../../../../../nodes/OutreachAutomation/transport/pacing';
+import { runNode } from '../../../../engine/harness';
+import { startSandbox, type Sandbox } from '../../../../sandbox/server';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+const KEY = 'volume-secret-key-3b8e1f';
+const CREATE = {
+	resource: 'lead',
+	operation: 'create',
+	firstName: '={{ "Lead " + $json.i }}',
+	additionalFields: {},
+};
+
+/** The heap's growth over `before` at its largest, read after full collections every `everyMs`. */
+function heapWatch(everyMs = 1000) {
+	gc();
+	const before = process.memoryUsage().heapUsed;
+	let largest = before;
+	const read = () => {
+		gc();
+		largest = Math.max(largest, process.memoryUsage().heapUsed);
+	};
+	const timer = setInterval(read, everyMs);
+	return {
+		stop(): number {
+			clearInterval(timer);
+			read();
+			return largest - before;
+		},
+	};
+}
+
+const items = (n: number) => Array.from({ length: n }, (_, i) => ({ i }));
+const MB = 1024 * 1024;
+
+describe('pacing at volume: one queue per key', () => {
+	let sandbox: Sandbox;
+	let key: string;
+	const credentials = () => ({ baseUrl: sandbox.url, apiKey: KEY });
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({ apiKeys: [KEY], seed: { leads: 0, campaigns: 0, messages: 0 } });
+		key = windowKey(normalizeBaseUrl(sandbox.url), KEY);
+	});
+	afterAll(async () => sandbox.stop());
+	beforeEach(() => {
+		resetRateLimitState();
+		sandbox.reset({ leads: 0, campaigns: 0, messages: 0 });
+	});
+
+	it('10,000 Create Lead items in one execution at 1,000 per 1-s window: all created once, 0 429s, a bounded heap, O(1) work per request', async () => {
+		sandbox.config({ rateLimit: 1000, windowMs: 1000, resetFormat: 'epoch-ms' });
+		const heap = heapWatch();
+		const { items: output, error } = await runNode(credentials(), CREATE, items(10_000), {
+			continueOnFail: true,
+		});
+		const growth = heap.stop();
+		expect(error).toBeUndefined();
+		expect(output).toHaveLength(10_000);
+		const failed = output.filter((item) => item.error);
+		if (failed.length)
+			console.log(
+				`${failed.length} failed, e.g. ${JSON.stringify(failed[0].json)}, first at item ${JSON.stringify(failed[0].pairedItem)}`,
+			);
+		expect(failed).toHaveLength(0);
+		const stats = sandbox.stats();
+		expect(stats.creates.lead).toBe(10_000);
+		expect(stats.duplicateCreates).toBe(0);
+		expect(stats.rateLimited).toBe(0);
+		expect(stats.requests).toBe(10_000);
+		// The output itself (10,000 leads) is most of it; the pacing keeps nothing per request.
+		console.log(`10,000 creates: heap grew at most ${(growth / MB).toFixed(1)} MB`);
+		expect(growth).toBeLessThan(100 * MB);
+		const mechanics = peekMechanics(key)!;
+		console.log(
+			`mechanics: ${mechanics.looks} looks, ${mechanics.timers} timers for 10,000 requests`,
+		);
+		// One look per grant, plus one per answer or timer that found nothing to grant.
+		expect(mechanics.looks).toBeLessThanOrEqual(3 * 10_000);
+		// A timer per window end and pacing step, never one per request.
+		expect(mechanics.timers).toBeLessThanOrEqual(2_500);
+		expect(mechanics).toMatchObject({ listeners: 0, queued: 0 });
+		expect(peekWindow(key)!.quiet).toBe(true);
+	}, 240_000);
+
+	it('10,000 items refused before any request (Continue On Fail): 10,000 error items, 0 requests, a bounded heap', async () => {
+		const heap = heapWatch();
+		const { items: output } = await runNode(
+			credentials(),
+			{ ...CREATE, linkedinUrl: 'not a web address' },
+			items(10_000),
+			{ continueOnFail: true },
+		);
+		const growth = heap.stop();
+		expect(output).toHaveLength(10_000);
+		expect(output.filter((item) => item.error)).toHaveLength(10_000);
+		expect(output[9_999].json.error).toBe(
+			'LinkedIn Profile URL "not a web address" is not a web address',
+		);
+		expect(sandbox.stats().requests).toBe(0);
+		expect(growth).toBeLessThan(100 * MB);
+		expect(peekMechanics(key)).toMatchObject({ listeners: 0, queued: 0 });
+	}, 120_000);
+
+	it('Stop with 5,000 requests waiting: they all leave at once, nothing is sent after, no listener is left', async () => {
+		// 100 per minute: after the first window the rest would wait a minute.
+		sandbox.config({ rateLimit: 100, windowMs: 60_000, resetFormat: 'epoch-ms' });
+		let stop: () => void = () => undefined;
+		const running = runNode(credentials(), CREATE, items(5_000), {
+			onStart: (cancel) => (stop = cancel),
+		});
+		// Wait until the window is spent and the rest queue for the reset.
+		for (let i = 0; i < 200 && sandbox.stats().requests < 100; i++)
+			await new Promise((resolve) => setTimeout(resolve, 50));
+		expect(sandbox.stats().requests).toBe(100);
+		expect(peekMechanics(key)!.queued).toBe(4_900);
+		stop();
+		await running;
+		expect(peekMechanics(key)).toMatchObject({ listeners: 0, queued: 0 });
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		expect(sandbox.stats().requests).toBe(100);
+		expect(sandbox.stats().creates.lead).toBe(100);
+	}, 60_000);
+
+	it('one request that hangs does not hold the others: 29 of 30 Get Lead items are answered while the first still hangs', async () => {
+		sandbox.reset({ leads: 30, campaigns: 0, messages: 0 });
+		const ids = [...sandbox.store.leads.keys()];
+		sandbox.addFault({
+			method: 'GET',
+			path: `/api/v1/leads/${ids[0]}`,
+			kind: 'slow',
+			delayMs: 8000,
+		});
+		const { items: output, error } = await runNode(
+			credentials(),
+			{ resource: 'lead', operation: 'get', leadId: '={{ $json.id }}' },
+			ids.map((id) => ({ id })),
+		);
+		expect(error).toBeUndefined();
+		expect(output.map((item) => item.json.id)).toEqual(ids);
+		const log = sandbox.requests();
+		expect(log).toHaveLength(30);
+		const first = log[0].time;
+		// Arrival at the server, in ms after the first request: the bound for a request with no
+		// answer seen yet is 3 s, so the others go well before the hung one (8 s) is answered.
+		const late = log.slice(1).filter((entry) => entry.time - first >= 5000);
+		expect(late).toEqual([]);
+		expect(peekWindow(key)!.hung).toBe(1);
+	}, 30_000);
+});
