@@ -4,6 +4,8 @@
  * service. The processes share nothing but the sandbox's answers. Used by the pacing tests and the bench.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import type { Sandbox } from '../sandbox/server';
@@ -33,6 +35,8 @@ export async function startProcesses(size: number, baseUrl: string): Promise<Pro
 			// .ts before the codex .json beside each node file (Node tries .json first).
 			env: {
 				...process.env,
+				// n8n-core writes a config file into its user folder at start: one folder each.
+				N8N_USER_FOLDER: fs.mkdtempSync(path.join(os.tmpdir(), 'outreach-n8n-worker-')),
 				TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.test.json'),
 				TS_NODE_PREFER_TS_EXTS: 'true',
 			},

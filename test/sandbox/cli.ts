@@ -160,7 +160,7 @@ const FLAGS: Flag[] = [
 		name: 'rate-headers',
 		key: 'rateHeaders',
 		kind: 'string',
-		help: 'X-RateLimit-* headers: all | none',
+		help: 'X-RateLimit-* headers: all | spec (Remaining and Reset, no Limit) | none',
 	},
 	{
 		name: 'retry-after',

@@ -95,7 +95,8 @@ export function rateLimitHeaders(
 ): Record<string, string> {
 	if (config.rateHeaders === 'none') return {};
 	return {
-		'X-RateLimit-Limit': String(state.limit),
+		// 'spec': only the two headers the API documents; no X-RateLimit-Limit.
+		...(config.rateHeaders === 'spec' ? {} : { 'X-RateLimit-Limit': String(state.limit) }),
 		'X-RateLimit-Remaining': String(state.remaining),
 		'X-RateLimit-Reset': formatReset(state.resetAt, now, config.resetFormat, {
 			...CEIL,

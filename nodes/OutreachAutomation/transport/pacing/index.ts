@@ -212,8 +212,7 @@ export function releaseSlot(
 			const previousNamed = window.namedReset;
 			if (slot.coarseTest && previousNamed !== undefined)
 				window.learnCoarse(slot.coarseTest, status, told, previousNamed);
-			window.limit = Math.max(window.limit, told.limit ?? 0, told.remaining + 1);
-			window.share.limit = window.limit;
+			window.learnLimit(told);
 			// What the server has left, less our own requests it will count after this one.
 			const left = told.remaining - window.sentAfter(slot);
 			const later = (told.resetAt ?? 0) > (window.namedReset ?? Infinity) + 1000;

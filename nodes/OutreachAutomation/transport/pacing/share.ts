@@ -26,11 +26,29 @@ const MIN_OWN_ANSWERS = 2;
 const ALONE = 1.01;
 /** Slow start: at least this many own requests in flight while cautious. */
 const INITIAL_CWND = 2;
-/** More sharers than this are not told apart: a process always keeps some of a window. */
-const MAX_SHARERS = 8;
+/**
+ * More sharers than this are not told apart. Past about a window's limit, each process gets less than
+ * one request a window, and the lot (below) already spreads the last of each window.
+ */
+const MAX_SHARERS = 64;
+/**
+ * Up to this many sharers, each takes one of the last requests of a window even when fewer are left:
+ * at most this many less one meet a 429, and no slot is left unused at the end of a run. More sharers
+ * draw lots for them (each with the chance left / sharers), so that about as many go as are left.
+ */
+const ONE_EACH_UP_TO = 4;
+/**
+ * Each process's `left` is its last answer's, and the others have sent since: a lot is won with a third
+ * of the chance that figure gives, which leaves a few of the last slots unused rather than meet 429s
+ * (16 processes on 40 a window: 1-3% 429s; with half the chance, 4-8%).
+ */
+const LOT_MARGIN = 3;
 /** How much more than the measured others a process leaves them room for. */
 const SAFETY = 2;
-/** Slow start: the first requests of a cautious window, as a fraction of what is left. */
+/**
+ * Slow start: the first requests of a cautious window, as a fraction of what is left (processes
+ * started together each take this much before they have seen one another).
+ */
 const INITIAL_FRACTION = 1 / 16;
 /** Others are taken to have finished after this many own answers and pacing gaps without a step of theirs. */
 const QUIET_ANSWERS = 3;
@@ -131,9 +149,12 @@ export class Share {
 	private tally = new Tally();
 	/** The window that just ended, while answers to its requests are still coming. */
 	private closing: Tally | undefined;
+	/** This process's lot for the last requests of the window, drawn anew after each own answer. */
+	private lot: boolean | undefined;
 
 	/** A new window begins; the one that ended is measured once its last answer is in. */
 	newWindow(ownUnanswered: number): void {
+		this.lot = undefined;
 		if (this.closing) this.measure(this.closing);
 		this.closing = this.tally;
 		this.tally = new Tally();
@@ -149,7 +170,14 @@ export class Share {
 
 	private measure(tally: Tally): void {
 		const sharers = tally.sharers(0, true, 0);
-		if (sharers === undefined || tally.answers < MIN_OWN_ANSWERS) return;
+		if (sharers === undefined) return;
+		if (tally.answers < MIN_OWN_ANSWERS) {
+			// Too few own answers to lower the estimate; enough to raise it (many others on the key leave
+			// each process one or two requests a window).
+			if (tally.answers > 0 && sharers > this.sharers)
+				this.sharers = Math.min(sharers, MAX_SHARERS);
+			return;
+		}
 		// Bounded: a process that got little of a window must still get some of the next.
 		this.sharers = Math.min(sharers, MAX_SHARERS);
 		if (sharers < ALONE) this.cautious = false;
@@ -176,7 +204,16 @@ export class Share {
 			return;
 		}
 		this.tally.add(remaining, seq, this.limit, now);
+		this.lot = undefined;
 		if (this.cautious) this.cwnd++;
+	}
+
+	/** Whether this process takes one of the last requests of the window (see ONE_EACH_UP_TO). */
+	private drawLot(left: number, sharers: number): boolean {
+		// Measured over whole windows: a live estimate swings too far within one to decide this.
+		if (this.sharers <= ONE_EACH_UP_TO) return true;
+		this.lot ??= Math.random() < left / (LOT_MARGIN * sharers);
+		return this.lot;
 	}
 
 	/** A 429 to a probe, the first request of a window: someone else is on the key for certain. */
@@ -234,7 +271,7 @@ export class Share {
 		// One each still fits when what is left covers every sharer. When it does not, one each anyway:
 		// left unused, the last requests of a window can cost a whole window more at the end of a run,
 		// and one too many meets a 429 only (the caller marks it: not taken for an overrun).
-		if (allowed === 0 && inFlight === 0 && left >= 1) allowed = 1;
+		if (allowed === 0 && inFlight === 0 && left >= 1 && this.drawLot(left, sharers)) allowed = 1;
 		if (this.cautious) allowed = Math.min(allowed, this.cwnd);
 		return allowed;
 	}

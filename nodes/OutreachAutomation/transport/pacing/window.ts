@@ -78,8 +78,14 @@ export class Window {
 	opened: number | undefined;
 	/** The window's length in whole seconds (ms), once tested. */
 	wholeMs: number | undefined;
-	/** The largest window limit seen: a probe told one less opened its window. */
+	/**
+	 * The window's limit: what the server names (`X-RateLimit-Limit`), else the most `remaining` + 1
+	 * seen in this window and the one before (a limit the service lowers is followed a window later).
+	 * A probe told one less opened its window.
+	 */
 	limit = 0;
+	private mostSeen = 0;
+	private mostSeenBefore = 0;
 	/** With others on the key: when this process may send its next request. */
 	nextSendAt = 0;
 	/** What the next probe tests, if anything: its wait ends where the tested reading says. */
@@ -180,12 +186,21 @@ export class Window {
 
 	/** The window ended (its reset passed, or the server started another): nothing is known of the next. */
 	roll(): void {
+		this.mostSeenBefore = this.mostSeen;
+		this.mostSeen = 0;
 		this.share.newWindow(this.inFlightNow());
 		this.remaining = undefined;
 		this.toldLow = undefined;
 		this.resetAt = undefined;
 		this.nextSendAt = 0;
 		this.epoch++;
+	}
+
+	/** The limit as an answer of the current window tells it (see `limit`). */
+	learnLimit(told: RateLimitHeaders): void {
+		this.mostSeen = Math.max(this.mostSeen, (told.remaining ?? -1) + 1);
+		this.limit = told.limit ?? Math.max(this.mostSeen, this.mostSeenBefore);
+		this.share.limit = this.limit;
 	}
 
 	/**
