@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import type { Page } from 'playwright-core';
 
-import { N8nServer, PACKAGE_NAME, PROJECT_ROOT, run } from '../n8n/runtime';
+import { N8nServer, PACKAGE_NAME, PROJECT_ROOT } from '../n8n/runtime';
 import { ensureChromium, launchBrowser, type Browser } from '../ui/chromium';
 import { DOCS_DIR, WRITE_DOCS } from '../ui/shots';
 import {
@@ -20,6 +20,7 @@ import {
 	installedVersion,
 	ourNodeTypes,
 	OWNER,
+	rehearseRelease,
 	runLeads,
 	startInstallWorld,
 	stopInstallWorld,
@@ -52,23 +53,8 @@ let shotDir = '';
 beforeAll(async () => {
 	const executable = ensureChromium((line) => process.stderr.write(`${line}\n`));
 	world = await startInstallWorld();
-	const packDir = path.join(world.dir, 'release');
-	const released = await run(
-		'node',
-		[
-			'scripts/release.mjs',
-			'--registry',
-			world.registry.url,
-			'--pack-dir',
-			packDir,
-			'--skip-checks',
-		],
-		{
-			env: { ...process.env, npm_config_userconfig: world.registry.userconfig },
-			timeoutMs: 600_000,
-		},
-	);
-	await world.registry.publishCopy(released.stdout.trim().split('\n').pop()!, PATCH);
+	const released = await rehearseRelease(world, 600_000);
+	await world.registry.publishCopy(released.tarball, PATCH);
 	const options = await freshN8n(world, 'editor');
 	folder = options.userFolder;
 	await importLeadsWorkflow(world, options);
