@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 
 import { N8nServer, PACKAGE_NAME, PROJECT_ROOT } from '../n8n/runtime';
 import { ensureChromium, launchBrowser, type Browser } from '../ui/chromium';
-import { DOCS_DIR, WRITE_DOCS } from '../ui/shots';
+import { DOCS_DIR, expectNothingInTheWay, WRITE_DOCS } from '../ui/shots';
 import {
 	ALL_TYPES,
 	communityPackages,
@@ -121,6 +121,8 @@ test('Install: name, risk box, Install; the card and the nodes appear without a 
 	// What users see of the package: its name, version and node count with the nodes' names.
 	expect(text).toMatch(/2 nodes:\s*Outreach Automation,\s*Outreach Automation Trigger/);
 	expect(text).toContain(VERSION);
+	// The caption's moment: the install dialog closed, the list alone (its toast, which comes and goes, removed).
+	await expectNothingInTheWay(page);
 	await page.locator('.el-notification').evaluateAll((els) => els.forEach((e) => e.remove()));
 	await screenshot(INSTALL_SHOTS.installed.file);
 	expect(installedVersion(folder)).toBe(VERSION);
