@@ -2,14 +2,16 @@
 // The release, in one place: .github/workflows/publish.yml runs it to publish to npm, and `npm run test:install`
 // runs it against a local registry (a rehearsal), so the two cannot drift.
 //
-//   node scripts/release.mjs --registry <url> [--provenance] [--tag <git tag>] [--pack-dir <dir>] [--skip-checks]
+//   node scripts/release.mjs --registry <url> [--provenance] [--tag <git tag>] [--pack-dir <dir>] [--skip-unit-tests]
 //
 // Steps: the tag matches package.json's version (when --tag is given), build + lint (`npm run lint` builds),
 // unit tests, `npm pack`, checks of the tarball, `npm publish <tarball>`. The registry is never implied: a
 // mistyped or missing --registry stops the release instead of falling back to npm's default. --provenance is
 // the one step only GitHub Actions can do (an OIDC token signs where the package was built); it is refused
-// elsewhere. --skip-checks (lint and unit tests already run by the caller, as `.ci/run` does before the
-// install test) is refused with --provenance: a real release always runs them. Authentication comes from npm's own config (publish.yml: setup-node's .npmrc + NODE_AUTH_TOKEN).
+// elsewhere. --skip-unit-tests leaves out that one step (the caller has just run the unit tests, as `.ci/run`
+// does before the install test's rehearsal) and keeps every other step in its order; it is refused with
+// --provenance: a real release runs them all. Authentication comes from npm's own config (publish.yml:
+// setup-node's .npmrc + NODE_AUTH_TOKEN).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,7 +32,7 @@ function parseArgs(argv) {
 		else if (arg === '--provenance') options.provenance = true;
 		else if (arg === '--tag') options.tag = value();
 		else if (arg === '--pack-dir') options.packDir = value();
-		else if (arg === '--skip-checks') options.skipChecks = true;
+		else if (arg === '--skip-unit-tests') options.skipUnitTests = true;
 		else throw new Error(`unknown option ${arg}`);
 	}
 	if (!options.registry) throw new Error('--registry <url> is required (no default, on purpose)');
@@ -38,9 +40,9 @@ function parseArgs(argv) {
 		throw new Error(`--registry ${options.registry} is not an http(s) URL`);
 	if (options.provenance && process.env.GITHUB_ACTIONS !== 'true')
 		throw new Error('--provenance needs GitHub Actions (an OIDC token); it cannot be made here');
-	if (options.provenance && options.skipChecks)
+	if (options.provenance && options.skipUnitTests)
 		throw new Error(
-			'--skip-checks is for rehearsals: a release with --provenance runs every check',
+			'--skip-unit-tests is for rehearsals: a release with --provenance runs every check',
 		);
 	return options;
 }
@@ -96,13 +98,9 @@ function main() {
 	if (options.tag !== undefined && options.tag !== `v${manifest.version}`)
 		throw new Error(`tag ${options.tag} does not match package.json's version ${manifest.version}`);
 
-	if (options.skipChecks) {
-		log('lint and unit tests skipped (--skip-checks): building only');
-		step('build', 'npm', ['run', 'build', '--silent']);
-	} else {
-		step('build and lint', 'npm', ['run', 'lint', '--silent']);
-		step('unit tests', 'npm', ['run', 'test:unit', '--silent']);
-	}
+	step('build and lint', 'npm', ['run', 'lint', '--silent']);
+	if (options.skipUnitTests) log('unit tests: skipped (--skip-unit-tests: the caller ran them)');
+	else step('unit tests', 'npm', ['run', 'test:unit', '--silent']);
 
 	const packDir = options.packDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'outreach-release-'));
 	fs.mkdirSync(packDir, { recursive: true });

@@ -1,7 +1,8 @@
 /**
  * The Outreach Automation Tool as agents meet it, in a real n8n with the packed package:
  * - an MCP client (`@modelcontextprotocol/sdk` over streamable HTTP) lists the tools of a published MCP Server
- *   Trigger workflow and calls each one; the sandbox shows each call's effect exactly once;
+ *   Trigger workflow (the example's ten, and the other four operations) and calls each one: all 14
+ *   operations; the sandbox shows each call's effect exactly once;
  * - errors (unknown lead, bad input, a rate limit that cannot be waited out) come back as tool errors in
  *   words a model can act on, without the API key;
  * - n8n's AI Agent, with a scripted OpenAI-compatible model, calls the tool and gets its result.
@@ -9,11 +10,12 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 import { RESOURCES } from '../../nodes/OutreachAutomation/resources';
+import { N8N_MAJOR } from '../n8n/runtime';
 import type { Lead } from '../sandbox/types';
 import type { ChatRequest } from './model-server';
 import { connectMcp, resultText } from './mcp-client';
 import { SEARCH_COMPANY, SEARCH_MATCHES, startAiWorld, stopAiWorld, type AiWorld } from './world';
-import { AGENT_PATH, AGENT_TOOL, MCP_TOOLS, toolName } from './workflows';
+import { AGENT_PATH, AGENT_TOOL, EXAMPLE_TOOLS, MCP_TOOLS, toolName } from './workflows';
 
 let world: AiWorld;
 let mcp: Client;
@@ -63,6 +65,15 @@ async function call(nodeName: string, args: Record<string, unknown>): Promise<To
 	return { isError: result.isError === true, text, requests };
 }
 
+/**
+ * A tool's error as n8n's MCP Server Trigger gives it to the client: the error's class (2.x; 1.x says
+ * "Error"), the node's message, then its description after "Details:".
+ */
+function toolError(message: string, description?: string): string {
+	const kind = N8N_MAJOR >= 2 ? 'NodeOperationError' : 'Error';
+	return `${kind}: ${message}${description === undefined ? '' : `\n\nDetails: ${description}`}`;
+}
+
 /** The JSON a tool answered with: n8n sends the node's output items as JSON text. */
 function items(text: string): Array<Record<string, unknown>> {
 	const parsed = JSON.parse(text) as unknown;
@@ -89,6 +100,20 @@ describe('MCP: the tools as an MCP client sees them', () => {
 		]);
 		const send = tools.find((t) => t.name === 'Send_a_message')!;
 		expect(Object.keys(send.inputSchema.properties ?? {}).sort()).toEqual(['leadId', 'text']);
+		const campaign = tools.find((t) => t.name === 'Create_a_campaign')!;
+		expect(Object.keys(campaign.inputSchema.properties ?? {}).sort()).toEqual([
+			'leadListId',
+			'name',
+			'steps',
+		]);
+	});
+
+	it('the tools cover all 14 operations: the example ten and the other four', () => {
+		const every = RESOURCES.flatMap((r) => r.operations.map((o) => `${r.value} ${o.value}`));
+		const attached = Object.values(MCP_TOOLS).map((p) => `${p.resource} ${p.operation}`);
+		expect(every).toHaveLength(14);
+		expect(attached.sort()).toEqual(every.sort());
+		expect(Object.keys(EXAMPLE_TOOLS)).toHaveLength(10);
 	});
 
 	it('refuses a client without the Bearer token', async () => {
@@ -98,6 +123,7 @@ describe('MCP: the tools as an MCP client sees them', () => {
 
 describe('MCP: every tool call has its effect at the sandbox exactly once', () => {
 	let leadId: string;
+	let messageId: string;
 
 	it('Create a lead: one POST /leads, one new lead', async () => {
 		const before = world.sandbox.stats().creates.lead;
@@ -167,6 +193,23 @@ describe('MCP: every tool call has its effect at the sandbox exactly once', () =
 		expect(world.sandbox.stats().creates.message).toBe(before + 1);
 		const sent = world.sandbox.store.findMessages({ lead_id: leadId });
 		expect(sent.map((m) => m.body)).toEqual(['Hello Ada, from an agent']);
+		messageId = String(items(outcome.text)[0].id);
+		expect(messageId).toBe(sent[0].id);
+	});
+
+	it('Get a message: one GET, that message as JSON', async () => {
+		const outcome = await call('Get a message', { messageId });
+		expect(outcome.isError).toBe(false);
+		expect(outcome.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+			`GET /api/v1/messages/${messageId} 200`,
+		]);
+		expect(items(outcome.text)).toEqual([
+			expect.objectContaining({
+				id: messageId,
+				lead_id: leadId,
+				body: 'Hello Ada, from an agent',
+			}),
+		]);
 	});
 
 	it('Get many messages: one GET filtered by the lead, its one message', async () => {
@@ -210,14 +253,90 @@ describe('MCP: every tool call has its effect at the sandbox exactly once', () =
 		]);
 		expect(items(analytics.text)[0]).toMatchObject({ campaign_id: campaignId });
 	});
+
+	it('Create a campaign: the steps the model filled, in its order, one POST, one draft', async () => {
+		const before = world.sandbox.stats().creates.campaign;
+		const steps = [
+			{ type: 'connection_request', note: 'Hi {{firstName}}, glad to connect' },
+			{ type: 'message', delay_days: 2, body: 'Thanks for connecting!' },
+			{ type: 'message', delay_days: 5, body: 'Shall we talk next week?' },
+		];
+		const outcome = await call('Create a campaign', {
+			name: 'Agent-made campaign',
+			leadListId: 'list_agents',
+			steps: JSON.stringify(steps),
+		});
+		expect(outcome.isError).toBe(false);
+		expect(outcome.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+			'POST /api/v1/campaigns 201',
+		]);
+		expect(world.sandbox.stats().creates.campaign).toBe(before + 1);
+		const [created] = items(outcome.text);
+		expect(world.sandbox.store.campaigns.get(String(created.id))).toMatchObject({
+			name: 'Agent-made campaign',
+			type: 'connection_message',
+			lead_list_id: 'list_agents',
+			status: 'draft',
+			steps,
+		});
+	});
+
+	it('Create a campaign with steps that are not a JSON array: refused before any request', async () => {
+		const outcome = await call('Create a campaign', {
+			name: 'Broken steps',
+			leadListId: 'list_agents',
+			steps: '{"type": "message"',
+		});
+		expect(outcome.isError).toBe(true);
+		// The node's message, then JSON.parse's own words.
+		expect(outcome.text.startsWith(toolError('Steps (JSON) is not valid JSON: '))).toBe(true);
+		expect(outcome.text).toMatch(
+			/: Expected ',' or '}' after property value in JSON at position 18/,
+		);
+		expect(outcome.requests).toEqual([]);
+	});
+
+	it('Get many campaigns: the Limit the model chose, in one request', async () => {
+		const outcome = await call('Get many campaigns', { limit: 2 });
+		expect(outcome.isError).toBe(false);
+		expect(outcome.requests).toHaveLength(1);
+		expect(outcome.requests[0]).toMatchObject({
+			method: 'GET',
+			path: '/api/v1/campaigns',
+			status: 200,
+			query: expect.objectContaining({ per_page: '2' }),
+		});
+		const campaigns = items(outcome.text);
+		expect(world.sandbox.store.campaigns.size).toBeGreaterThan(2);
+		expect(campaigns).toHaveLength(2);
+		for (const c of campaigns)
+			expect(world.sandbox.store.campaigns.get(String(c.id))).toMatchObject({ name: c.name });
+	});
+
+	it('Delete a lead: one DELETE, the lead gone from the account', async () => {
+		expect(world.sandbox.store.leads.has(leadId)).toBe(true);
+		const leads = world.sandbox.store.leads.size;
+		const outcome = await call('Delete a lead', { leadId });
+		expect(outcome.isError).toBe(false);
+		expect(outcome.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+			`DELETE /api/v1/leads/${leadId} 200`,
+		]);
+		expect(items(outcome.text)[0]).toMatchObject({ id: leadId, deleted: true });
+		expect(world.sandbox.store.leads.has(leadId)).toBe(false);
+		expect(world.sandbox.store.leads.size).toBe(leads - 1);
+	});
 });
 
 describe('MCP: errors come back as tool errors a model can act on', () => {
 	it('an unknown lead: the ID and "not found", one request', async () => {
 		const outcome = await call('Get a lead', { leadId: 'ld_doesnotexist' });
 		expect(outcome.isError).toBe(true);
-		expect(outcome.text).toMatch(/ld_doesnotexist/);
-		expect(outcome.text).toMatch(/not found/i);
+		expect(outcome.text).toBe(
+			toolError(
+				'Lead "ld_doesnotexist" was not found',
+				'Lead ld_doesnotexist not found. Check the ID, or pick it from the list.',
+			),
+		);
 		expect(outcome.requests.map((r) => r.status)).toEqual([404]);
 	});
 
@@ -229,8 +348,12 @@ describe('MCP: errors come back as tool errors a model can act on', () => {
 			linkedinUrl: 'linkedin ada',
 		});
 		expect(outcome.isError).toBe(true);
-		expect(outcome.text).toMatch(/LinkedIn Profile URL "linkedin ada" is not a web address/);
-		expect(outcome.text).toMatch(/starting with https:\/\//);
+		expect(outcome.text).toBe(
+			toolError(
+				'LinkedIn Profile URL "linkedin ada" is not a web address',
+				'Use the full address, starting with https://',
+			),
+		);
 		expect(outcome.requests).toEqual([]);
 	});
 
@@ -239,7 +362,9 @@ describe('MCP: errors come back as tool errors a model can act on', () => {
 		await call('Start a campaign', { campaignId });
 		const again = await call('Start a campaign', { campaignId });
 		expect(again.isError).toBe(true);
-		expect(again.text).toMatch(/already active|active/i);
+		expect(again.text).toBe(
+			toolError(`Campaign ${campaignId} is already active`, 'Nothing was changed.'),
+		);
 		expect(again.requests.map((r) => r.status)).toEqual([409]);
 	});
 });

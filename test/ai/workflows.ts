@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { readMcpExample } from '../n8n/mcp';
+import { MCP_TRIGGER, readMcpExample, type McpExample } from '../n8n/mcp';
 import { CREDENTIAL_TYPE, NODE_TYPES } from '../n8n/runtime';
 import {
 	webhookNode,
@@ -24,11 +24,75 @@ export const OPENAI_CREDENTIAL = { id: 'ScriptedOpenAi01', name: 'Scripted OpenA
  * to its MCP Server Trigger. "Get many leads" leaves Limit at the tool's default on purpose: the suite checks
  * what that default returns.
  */
-export const MCP_TOOLS: Record<string, Parameters> = Object.fromEntries(
+export const EXAMPLE_TOOLS: Record<string, Parameters> = Object.fromEntries(
 	readMcpExample()
 		.nodes.filter((node) => node.type === NODE_TYPES.tool)
 		.map((node) => [node.name, node.parameters]),
 );
+
+const fromAi = (key: string, description: string, type = 'string') =>
+	`={{ $fromAI('${key}', '${description.replace(/'/g, "\\'")}', '${type}') }}`;
+const byId = (key: string, description: string) => ({
+	__rl: true,
+	mode: 'id',
+	value: fromAi(key, description),
+});
+
+/**
+ * The operations the example leaves out, attached to the same trigger in the suite (as a user would add
+ * them), so that every operation is called as a tool. Create a campaign takes its steps from the model as
+ * a JSON array (Steps Input: JSON), the way a model can fill any number of steps.
+ */
+export const MORE_TOOLS: Record<string, Parameters> = {
+	'Create a campaign': {
+		resource: 'campaign',
+		operation: 'create',
+		name: fromAi('name', 'The name of the campaign'),
+		leadListId: fromAi('leadListId', 'The lead list the campaign targets, e.g. list_founders'),
+		stepsMode: 'json',
+		stepsJson: fromAi(
+			'steps',
+			'The steps in order, as a JSON array of objects, each with a type: connection_request (with a note) or message (with delay_days and body)',
+		),
+	},
+	'Get many campaigns': {
+		resource: 'campaign',
+		operation: 'getAll',
+		limit: fromAi('limit', 'How many campaigns to return at most', 'number'),
+	},
+	'Get a message': {
+		resource: 'message',
+		operation: 'get',
+		messageId: fromAi('messageId', 'The ID of the message, e.g. msg_0000001a'),
+	},
+	'Delete a lead': {
+		resource: 'lead',
+		operation: 'delete',
+		leadId: byId('leadId', 'The ID of the lead to delete, e.g. ld_0000001a'),
+	},
+};
+
+/** Every tool of the suite's MCP workflow: the example's and the others. */
+export const MCP_TOOLS: Record<string, Parameters> = { ...EXAMPLE_TOOLS, ...MORE_TOOLS };
+
+/** The example workflow with MORE_TOOLS attached to its trigger too: what the suite publishes. */
+export function mcpWorkflow(): McpExample {
+	const example = readMcpExample();
+	const template = example.nodes.find((node) => node.type === NODE_TYPES.tool)!;
+	const added = Object.entries(MORE_TOOLS).map(
+		([name, parameters], i): NodeJson => ({
+			...template,
+			id: randomUUID(),
+			name,
+			parameters,
+			position: [template.position[0] + 240 * i, template.position[1] + 480],
+		}),
+	);
+	const connections = { ...example.connections };
+	for (const name of Object.keys(MORE_TOOLS))
+		connections[name] = { ai_tool: [[{ node: MCP_TRIGGER, type: 'ai_tool', index: 0 }]] };
+	return { ...example, nodes: [...example.nodes, ...added], connections };
+}
 
 /** n8n's tool name for a node name (nodeNameToToolName: anything but letters, digits, _ and - becomes _). */
 export const toolName = (nodeName: string) => nodeName.replace(/[^a-zA-Z0-9_-]/g, '_');

@@ -20,8 +20,8 @@ import {
 	type N8nOptions,
 } from '../n8n/runtime';
 import { startModelServer, type ModelServer } from './model-server';
-import { MCP_WORKFLOW_ID, mcpCredential, mcpUrl, readMcpExample } from '../n8n/mcp';
-import { AGENT_WORKFLOW_ID, agentWorkflow, openAiCredential } from './workflows';
+import { MCP_WORKFLOW_ID, mcpCredential, mcpUrl } from '../n8n/mcp';
+import { AGENT_WORKFLOW_ID, agentWorkflow, mcpWorkflow, openAiCredential } from './workflows';
 
 export const CREDENTIAL = {
 	id: 'OutreachSandbox1',
@@ -106,10 +106,7 @@ export async function startAiWorld(): Promise<AiWorld> {
 			]),
 		);
 		await time('importWorkflows', () =>
-			importWorkflows(runtime, options, [
-				readMcpExample(),
-				agentWorkflow(CREDENTIAL, model!.baseUrl),
-			]),
+			importWorkflows(runtime, options, [mcpWorkflow(), agentWorkflow(CREDENTIAL, model!.baseUrl)]),
 		);
 		n8n = new N8nServer(runtime, options);
 		await time('n8nStart', () => n8n!.start());

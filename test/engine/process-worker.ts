@@ -11,7 +11,23 @@ export interface WorkerRun {
 	apiKey: string;
 	/** First names of the leads to create (unique: the sandbox counts a body created twice), one item each. */
 	names: string[];
+	/** Throws this instead of running, outside any handler: how the pool's test crashes a worker. */
+	crashWith?: string;
 }
+
+/** Sent when the worker dies of an error: the parent fails the run with it at once. */
+export interface WorkerCrash {
+	crashed: string;
+}
+
+// An error nothing caught ends the worker, after telling the parent what it was.
+function crash(error: unknown): void {
+	const crashed = error instanceof Error ? (error.stack ?? error.message) : String(error);
+	if (!process.send) process.exit(1);
+	process.send({ crashed } satisfies WorkerCrash, () => process.exit(1));
+}
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
 
 export interface WorkerResult {
 	created: number;
@@ -26,6 +42,7 @@ process.on('message', (message: { run?: WorkerRun; exit?: boolean }) => {
 	const run = message.run;
 	if (!run) return;
 	void (async () => {
+		if (run.crashWith !== undefined) throw new Error(run.crashWith);
 		const startedAt = Date.now();
 		const { items, error } = await runNode(
 			{ baseUrl: run.baseUrl, apiKey: run.apiKey },

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import type { Sandbox } from '../sandbox/server';
-import type { WorkerResult, WorkerRun } from './process-worker';
+import type { WorkerCrash, WorkerResult, WorkerRun } from './process-worker';
 
 export interface ProcessPool {
 	size: number;
@@ -20,10 +20,15 @@ export interface ProcessPool {
 
 const WORKER = path.join(__dirname, 'process-worker.ts');
 
-/** Starts `size` worker processes and waits until each has loaded n8n's engine and the nodes. */
+/**
+ * Starts `size` worker processes and waits until each has loaded n8n's engine and the nodes. A worker
+ * that dies (while loading or during a run) fails what waits on it at once, with its own error.
+ */
 export async function startProcesses(size: number, baseUrl: string): Promise<ProcessPool> {
 	const children: ChildProcess[] = [];
 	const ready: Array<Promise<void>> = [];
+	/** Each worker's end, once it has ended: its own error when it sent one. */
+	const ends: Array<Promise<Error>> = [];
 	for (let i = 0; i < size; i++) {
 		const child = fork(WORKER, [], {
 			execArgv: [
@@ -43,27 +48,48 @@ export async function startProcesses(size: number, baseUrl: string): Promise<Pro
 			stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 		});
 		children.push(child);
+		const end = new Promise<Error>((resolve) => {
+			let crashed: string | undefined;
+			child.on('message', (message: Partial<WorkerCrash>) => {
+				if (message.crashed !== undefined) {
+					crashed = message.crashed;
+					resolve(new Error(`worker ${i} crashed: ${crashed}`));
+				}
+			});
+			child.once('error', (error) => resolve(new Error(`worker ${i}: ${error.message}`)));
+			// 'close' comes after the worker's last messages, so a crash report is not overtaken.
+			child.once('close', (code, signal) =>
+				resolve(new Error(`worker ${i} exited with ${signal ?? code} (its output is above)`)),
+			);
+		});
+		ends.push(end);
 		ready.push(
 			new Promise((resolve, reject) => {
-				child.once('error', reject);
-				child.once('exit', (code) => reject(new Error(`worker ${i} exited with ${code}`)));
+				void end.then(reject);
 				child.on('message', (message: { ready?: boolean }) => {
 					if (message.ready) resolve();
 				});
 			}),
 		);
 	}
-	await Promise.all(ready);
+	try {
+		await Promise.all(ready);
+	} catch (error) {
+		for (const child of children) child.kill('SIGTERM');
+		throw error;
+	}
 
-	const runOne = (child: ChildProcess, job: WorkerRun) =>
-		new Promise<WorkerResult>((resolve) => {
+	const runOne = (i: number, job: WorkerRun) =>
+		new Promise<WorkerResult>((resolve, reject) => {
+			const child = children[i];
 			const onMessage = (message: { result?: WorkerResult }) => {
 				if (!message.result) return;
 				child.off('message', onMessage);
 				resolve(message.result);
 			};
 			child.on('message', onMessage);
-			child.send({ run: job });
+			void ends[i].then(reject);
+			if (child.connected) child.send({ run: job });
 		});
 
 	return {
@@ -73,7 +99,7 @@ export async function startProcesses(size: number, baseUrl: string): Promise<Pro
 				jobs.map(async (job, i) => {
 					const delay = delaysMs[i] ?? 0;
 					if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-					return runOne(children[i], { baseUrl, ...job });
+					return runOne(i, { baseUrl, ...job });
 				}),
 			);
 		},
@@ -82,8 +108,7 @@ export async function startProcesses(size: number, baseUrl: string): Promise<Pro
 				children.map(
 					(child) =>
 						new Promise<void>((resolve) => {
-							if (child.exitCode !== null) return resolve();
-							child.removeAllListeners('exit');
+							if (child.exitCode !== null || child.signalCode !== null) return resolve();
 							child.once('exit', () => resolve());
 							child.kill('SIGTERM');
 						}),

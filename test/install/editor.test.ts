@@ -9,9 +9,9 @@ import path from 'node:path';
 
 import type { Page } from 'playwright-core';
 
-import { N8nServer, PACKAGE_NAME, PROJECT_ROOT, run } from '../n8n/runtime';
+import { N8nServer, PACKAGE_NAME, PROJECT_ROOT } from '../n8n/runtime';
 import { ensureChromium, launchBrowser, type Browser } from '../ui/chromium';
-import { DOCS_DIR, WRITE_DOCS } from '../ui/shots';
+import { DOCS_DIR, expectNothingInTheWay, WRITE_DOCS } from '../ui/shots';
 import {
 	ALL_TYPES,
 	communityPackages,
@@ -20,6 +20,7 @@ import {
 	installedVersion,
 	ourNodeTypes,
 	OWNER,
+	rehearseRelease,
 	runLeads,
 	startInstallWorld,
 	stopInstallWorld,
@@ -52,23 +53,8 @@ let shotDir = '';
 beforeAll(async () => {
 	const executable = ensureChromium((line) => process.stderr.write(`${line}\n`));
 	world = await startInstallWorld();
-	const packDir = path.join(world.dir, 'release');
-	const released = await run(
-		'node',
-		[
-			'scripts/release.mjs',
-			'--registry',
-			world.registry.url,
-			'--pack-dir',
-			packDir,
-			'--skip-checks',
-		],
-		{
-			env: { ...process.env, npm_config_userconfig: world.registry.userconfig },
-			timeoutMs: 600_000,
-		},
-	);
-	await world.registry.publishCopy(released.stdout.trim().split('\n').pop()!, PATCH);
+	const released = await rehearseRelease(world, 600_000);
+	await world.registry.publishCopy(released.tarball, PATCH);
 	const options = await freshN8n(world, 'editor');
 	folder = options.userFolder;
 	await importLeadsWorkflow(world, options);
@@ -135,6 +121,8 @@ test('Install: name, risk box, Install; the card and the nodes appear without a 
 	// What users see of the package: its name, version and node count with the nodes' names.
 	expect(text).toMatch(/2 nodes:\s*Outreach Automation,\s*Outreach Automation Trigger/);
 	expect(text).toContain(VERSION);
+	// The caption's moment: the install dialog closed, the list alone (its toast, which comes and goes, removed).
+	await expectNothingInTheWay(page);
 	await page.locator('.el-notification').evaluateAll((els) => els.forEach((e) => e.remove()));
 	await screenshot(INSTALL_SHOTS.installed.file);
 	expect(installedVersion(folder)).toBe(VERSION);

@@ -201,6 +201,79 @@ export function installedVersion(userFolder: string): string | undefined {
 	return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).version : undefined;
 }
 
+/**
+ * The release rehearsal runs every step of the release script except the unit tests, unless
+ * OUTREACH_RELEASE_FULL=1: `.ci/run` runs the unit suite (in `npm test`) just before this suite, and it
+ * takes minutes on a busy machine. Build and lint, pack, the tarball's checks and publish always run.
+ */
+export const FULL_RELEASE = process.env.OUTREACH_RELEASE_FULL === '1';
+
+/**
+ * A copy of the checkout as it is on disk (tracked and untracked files git does not ignore; no dist/), with
+ * the checkout's node_modules linked in: the release builds there, so the checkout's own dist/ (a playground
+ * or another suite may be using it) is never emptied.
+ */
+async function stageCheckout(dest: string): Promise<void> {
+	fs.mkdirSync(dest, { recursive: true });
+	let files: string[];
+	try {
+		const listed = await run(
+			'git',
+			['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+			{ cwd: PROJECT_ROOT },
+		);
+		files = listed.stdout.split('\0').filter(Boolean);
+	} catch {
+		// Not a git checkout (e.g. an unpacked source archive): everything but what is built or installed.
+		files = fs
+			.readdirSync(PROJECT_ROOT, { recursive: true, encoding: 'utf8' })
+			.filter((file) => !/^(node_modules|dist|\.git)(\/|$)/.test(file));
+	}
+	for (const file of files) {
+		const from = path.join(PROJECT_ROOT, file);
+		if (!fs.existsSync(from) || !fs.statSync(from).isFile()) continue; // deleted, or a folder
+		fs.mkdirSync(path.dirname(path.join(dest, file)), { recursive: true });
+		fs.copyFileSync(from, path.join(dest, file));
+	}
+	fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(dest, 'node_modules'), 'dir');
+}
+
+export interface Rehearsal {
+	/** The published tarball. */
+	tarball: string;
+	/** The release script's step log. */
+	stderr: string;
+}
+
+/**
+ * The release script publish.yml runs (scripts/release.mjs), to the local registry, from a copy of the
+ * checkout (stageCheckout): its steps in their order, the unit tests left out unless FULL_RELEASE.
+ */
+export async function rehearseRelease(
+	world: InstallWorld,
+	timeoutMs = 900_000,
+): Promise<Rehearsal> {
+	const checkout = path.join(world.dir, 'checkout');
+	await stageCheckout(checkout);
+	const result = await run(
+		'node',
+		[
+			path.join(checkout, 'scripts', 'release.mjs'),
+			'--registry',
+			world.registry.url,
+			'--pack-dir',
+			path.join(world.dir, 'release'),
+			...(FULL_RELEASE ? [] : ['--skip-unit-tests']),
+		],
+		{
+			cwd: checkout,
+			env: { ...process.env, npm_config_userconfig: world.registry.userconfig },
+			timeoutMs,
+		},
+	);
+	return { tarball: result.stdout.trim().split('\n').pop()!, stderr: result.stderr };
+}
+
 /** The README's manual route: the shell block under "Manually", exactly as printed. */
 export function readmeManualRoute(): string {
 	const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');

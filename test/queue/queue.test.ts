@@ -3,7 +3,11 @@
  * (the executions), Redis and PostgreSQL, one API key shared by every process, against the sandbox with its
  * rate limit compressed to 100 requests per 2 s. Figures go to stderr; assertions are counts.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+import { NODE_TYPES, PACKAGE_NAME, PROJECT_ROOT } from '../n8n/config';
 
 import type { SandboxStats } from '../sandbox/server';
 import type { ForwardedRequest } from './forwarder';
@@ -100,8 +104,56 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 
 // ---------------------------------------------------------------------------------------------------------
 
-test('every process has the package: main and both workers started with it and are ready', () => {
+interface LogLine {
+	level: string;
+	message: string;
+	metadata?: { nodes?: number; credentials?: number };
+}
+
+/** The JSON lines of one n8n process's log (N8N_LOG_FORMAT=json). */
+function logLines(file: string): LogLine[] {
+	return fs
+		.readFileSync(file, 'utf8')
+		.split('\n')
+		.flatMap((line) => {
+			try {
+				const parsed = JSON.parse(line) as LogLine;
+				return typeof parsed?.message === 'string' ? [parsed] : [];
+			} catch {
+				return [];
+			}
+		});
+}
+
+test('every process loaded the package: its log names it with its node and credential counts; main serves its types', async () => {
+	const manifest = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8'));
+	const processes = [
+		{ name: 'main', logFile: world.mainLogFile },
+		...world.workers.map((w) => ({ name: w.name, logFile: w.logFile })),
+	];
 	expect(world.workers.map((w) => w.child.exitCode)).toEqual([null, null]);
+	for (const { name, logFile } of processes) {
+		const lines = logLines(logFile);
+		// n8n's own words, at debug level, when a package's nodes and credentials have all loaded.
+		const loaded = lines.filter(
+			(l) => l.message === `Loaded all credentials and nodes from ${PACKAGE_NAME}`,
+		);
+		const failed = lines.filter((l) => l.message.includes(`"${PACKAGE_NAME}"`));
+		expect({ name, loaded: loaded.map((l) => l.metadata), failed }).toEqual({
+			name,
+			loaded: [
+				expect.objectContaining({
+					nodes: manifest.n8n.nodes.length,
+					credentials: manifest.n8n.credentials.length,
+				}),
+			],
+			failed: [],
+		});
+	}
+	const nodeTypes = await world.main.session<Array<{ name: string }>>('GET', '/types/nodes.json');
+	expect(nodeTypes.map((n) => n.name)).toEqual(
+		expect.arrayContaining([NODE_TYPES.action, NODE_TYPES.trigger, NODE_TYPES.tool]),
+	);
 });
 
 test('(a) 6 workflows x 100 lead creates at once, one key, two workers: 0 failed, 0 duplicates', async () => {
@@ -153,6 +205,12 @@ test('(a) 6 workflows x 100 lead creates at once, one key, two workers: 0 failed
 	expect(stats.leads).toBe(600);
 	// Two workers pace as one key's share each (they learn of each other from X-RateLimit-Remaining).
 	expect(stats.rateLimited / stats.requests).toBeLessThanOrEqual(0.05);
+	// The wall time against the floor: no faster than the limit allows (the window the first create fell
+	// in may have opened up to a window earlier, with a trigger poll), and no slower than twice the floor
+	// (recorded: 13.2-14.7 s against the 10 s floor; a pacer that waits a window too many per batch takes
+	// about twice the floor).
+	expect(spanMs).toBeGreaterThanOrEqual(floorMs - WINDOW_MS);
+	expect(wallMs).toBeLessThanOrEqual(2 * floorMs);
 });
 
 const isOk = (r: ForwardedRequest) => r.status >= 200 && r.status < 300;

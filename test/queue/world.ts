@@ -58,6 +58,8 @@ export interface Worker {
 
 export interface QueueWorld {
 	runtime: Runtime;
+	/** main's log (the workers' are in `workers`). */
+	mainLogFile: string;
 	sandbox: Sandbox;
 	forwarder: Forwarder;
 	main: N8nServer;
@@ -202,6 +204,9 @@ export async function startQueueWorld(): Promise<QueueWorld> {
 			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
 			QUEUE_WORKER_STALLED_INTERVAL: '5000',
 			N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL: '0.25',
+			// n8n names each package it loads, with its node and credential counts, only at debug level: the
+			// test reads that line in every process's log.
+			N8N_LOG_LEVEL: 'debug',
 		};
 		const mainOptions: N8nOptions = {
 			userFolder,
@@ -272,6 +277,7 @@ export async function startQueueWorld(): Promise<QueueWorld> {
 		timings.setupTotal = Date.now() - started;
 		current = {
 			runtime,
+			mainLogFile: mainOptions.logFile!,
 			sandbox,
 			forwarder,
 			main,

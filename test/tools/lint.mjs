@@ -1,66 +1,55 @@
-// Runs n8n's community-package scan the way @n8n/scan-community-package does it, on both of its legs:
-//   1. the sources: package.json and {nodes,credentials}/**/*.{js,ts,json}
-//   2. the published tarball: every **/*.js plus package.json, from `npm pack` of the current build
-// Inline eslint-disable comments are ignored, as the scanner ignores them. Any error or warning fails.
+// n8n's own lint tools, called as they are (nothing copied, so nothing drifts):
+//   1. `n8n-node lint`'s ESLint configuration (@n8n/node-cli/eslint) over the sources n8n-node lints
+//      (package.json and nodes/, credentials/), inline eslint-disable comments ignored;
+//   2. @n8n/scan-community-package's own analyzePackage(), the analysis n8n's verification runs, on both of
+//      its legs: the sources (its SOURCE_FILE_PATTERNS) and the published tarball (`npm pack` of the
+//      current build, unpacked; every **/*.js plus package.json, as the scanner's CLI scans it).
+// Any error or warning of the first, any failure of the second fails `npm run lint`.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
-import tsParser from '@typescript-eslint/parser';
+import { config as n8nNodeLintConfig } from '@n8n/node-cli/eslint';
 import { ESLint } from 'eslint';
-import { defineConfig } from 'eslint/config';
-import n8nNodesPlugin from 'eslint-plugin-n8n-nodes-base';
-import fg from 'fast-glob';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-
-// Identical to buildScanConfig() of @n8n/scan-community-package 0.32.0.
-const scanConfig = defineConfig(
-	n8nCommunityNodesPlugin.configs.recommended,
-	{ rules: { 'no-console': 'error' } },
-	{ plugins: { 'n8n-nodes-base': n8nNodesPlugin } },
-	{ files: ['package.json'], rules: { ...n8nNodesPlugin.configs.community.rules } },
-	{
-		files: ['**/credentials/**/*.ts'],
-		rules: {
-			...n8nNodesPlugin.configs.credentials.rules,
-			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
-			'n8n-nodes-base/cred-class-field-type-options-password-missing': 'off',
-		},
-	},
-	{
-		files: ['**/nodes/**/*.ts'],
-		rules: {
-			...n8nNodesPlugin.configs.nodes.rules,
-			'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
-			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
-			'n8n-nodes-base/node-param-type-options-max-value-present': 'off',
-		},
-	},
-	{ files: ['**/*.json'], languageOptions: { parser: tsParser } },
-	{ files: ['**/*.ts'], languageOptions: { parser: tsParser } },
+const scannerModule = createRequire(import.meta.url).resolve(
+	'@n8n/scan-community-package/scanner/scanner.mjs',
 );
+// The scanner makes a temporary folder when it loads (for its registry downloads, unused here):
+// have it removed at exit.
+createRequire(scannerModule)('tmp').setGracefulCleanup();
+const { analyzePackage, SOURCE_FILE_PATTERNS } = await import(scannerModule);
 
-async function lintLeg(name, cwd, patterns) {
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+async function nodeCliLint() {
 	const eslint = new ESLint({
-		cwd,
+		cwd: root,
 		allowInlineConfig: false,
 		overrideConfigFile: true,
-		overrideConfig: scanConfig,
+		overrideConfig: n8nNodeLintConfig,
+		// The node type descriptions (*.node.json) match no entry of the configuration: skip them quietly.
+		warnIgnored: false,
 	});
-	const files = fg.sync(patterns, {
-		cwd,
-		absolute: true,
-		ignore: ['node_modules/**', '**/package-lock.json'],
-	});
-	const results = await eslint.lintFiles(files);
+	const results = await eslint.lintFiles(SOURCE_FILE_PATTERNS);
 	const problems = results.reduce((n, r) => n + r.errorCount + r.warningCount, 0);
-	const formatter = await eslint.loadFormatter('stylish');
-	const report = await formatter.format(results);
-	process.stdout.write(`lint ${name}: ${files.length} files, ${problems} problem(s)\n${report}`);
+	const report = await (await eslint.loadFormatter('stylish')).format(results);
+	process.stdout.write(
+		`lint n8n-node (@n8n/node-cli/eslint): ${results.length} files, ${problems} problem(s)\n${report}`,
+	);
 	return problems;
+}
+
+async function scan(name, dir, patterns) {
+	const result = await analyzePackage(dir, patterns);
+	process.stdout.write(
+		`lint scan ${name} (@n8n/scan-community-package analyzePackage): ${result.passed ? 'passed' : 'FAILED'}` +
+			`${result.message ? ` (${result.message})` : ''}\n${result.details ?? ''}`,
+	);
+	return result.passed ? 0 : 1;
 }
 
 if (!fs.existsSync(path.join(root, 'dist'))) {
@@ -70,10 +59,8 @@ if (!fs.existsSync(path.join(root, 'dist'))) {
 
 const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'outreach-lint-pack-'));
 try {
-	let problems = await lintLeg('sources', root, [
-		'package.json',
-		'{nodes,credentials}/**/*.{js,ts,json}',
-	]);
+	let failures = (await nodeCliLint()) > 0 ? 1 : 0;
+	failures += await scan('sources', root, SOURCE_FILE_PATTERNS);
 	const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], {
 		cwd: root,
 		encoding: 'utf8',
@@ -82,13 +69,13 @@ try {
 		.split('\n')
 		.pop();
 	execFileSync('tar', ['-xzf', path.join(packDir, tarball), '-C', packDir]);
-	problems += await lintLeg('published package', path.join(packDir, 'package'), [
+	failures += await scan('published package', path.join(packDir, 'package'), [
 		'**/*.js',
 		'package.json',
 	]);
-	if (problems > 0) {
-		console.error(`lint: ${problems} problem(s); n8n's verification scan requires none.`);
-		process.exit(1);
+	if (failures > 0) {
+		console.error(`lint: ${failures} check(s) failed; n8n's verification requires none.`);
+		process.exitCode = 1;
 	}
 } finally {
 	fs.rmSync(packDir, { recursive: true, force: true });

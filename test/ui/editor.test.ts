@@ -11,7 +11,14 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 
 import { N8N_MAJOR, PROJECT_ROOT } from '../n8n/runtime';
-import { DOCS_DIR, readmeImage, SHOTS, WRITE_DOCS, type Shot } from './shots';
+import {
+	DOCS_DIR,
+	expectNothingInTheWay,
+	readmeImage,
+	SHOTS,
+	WRITE_DOCS,
+	type Shot,
+} from './shots';
 import { OWNER, startUiWorld, stopUiWorld, type UiWorld } from './world';
 
 const LEAD_ACTIONS = [
@@ -566,12 +573,29 @@ async function publish(): Promise<string> {
 
 describe('the AI Agent', () => {
 	it('offers Outreach Automation as a tool', async () => {
+		// A chat model's credential (never used: nothing runs), so that the agent can be complete.
+		await world.n8n.rest('POST', '/credentials', {
+			name: 'OpenAI (not used)',
+			type: 'openAiApi',
+			data: { apiKey: 'sk-not-used' },
+		});
 		await newWorkflow();
 		await addManualTrigger();
 		await page.getByTestId('canvas-handle-plus').first().click();
 		await page.keyboard.type('AI Agent');
 		await creatorItem(/^AI Agent$/).click();
 		// Adding the agent may open its panel; back to the canvas.
+		if (await ndv().isVisible()) await closeNdv();
+		await page
+			.locator('[data-test-id=canvas-node-input-handle][data-connection-type=ai_languageModel]')
+			.getByTestId('canvas-handle-plus')
+			.click();
+		await page.keyboard.type('OpenAI Chat Model');
+		await creatorItem(/^OpenAI Chat Model$/).click();
+		// Its panel opens (the saved credential already chosen); back to the canvas.
+		await ndv()
+			.waitFor({ timeout: 5_000 })
+			.catch(() => undefined);
 		if (await ndv().isVisible()) await closeNdv();
 		await page
 			.locator('[data-test-id=canvas-node-input-handle][data-connection-type=ai_tool]')
@@ -602,6 +626,8 @@ describe('the AI Agent', () => {
 		).resolves.toBe('10');
 		await closeNdv();
 		await page.getByTestId('canvas-node').filter({ hasText: 'Outreach' }).first().waitFor();
+		// The workflow complete: no node marked as not set up, no panel or dialog open.
+		await expectNothingInTheWay(page);
 		await screenshot(SHOTS.agentTool);
 	});
 });

@@ -4,6 +4,8 @@
  */
 import path from 'node:path';
 
+import type { Page } from 'playwright-core';
+
 import { PROJECT_ROOT } from '../n8n/runtime';
 
 export interface Shot {
@@ -40,6 +42,36 @@ export const SHOTS = {
 export const DOCS_DIR = path.join(PROJECT_ROOT, 'docs');
 /** `npm run screenshots` sets this: the pictures go to docs/ instead of a folder of the run. */
 export const WRITE_DOCS = process.env.OUTREACH_UI_SCREENSHOTS === 'docs';
+
+/**
+ * What must not be on screen when a picture is taken: a dialog or its overlay, a loading spinner, or a
+ * node's issue or warning mark on the canvas (the red triangle of a node not set up).
+ */
+const IN_THE_WAY = [
+	'[role="dialog"]',
+	'.el-overlay',
+	'.el-loading-mask',
+	'[data-test-id="node-issues"]',
+	'[data-test-id="node-setup-required"]',
+	'[data-test-id="canvas-node-status-warning"]',
+].join(', ');
+
+/**
+ * Waits (up to `timeoutMs`) until nothing of IN_THE_WAY is visible; fails naming what still is. Call it
+ * right before a picture, so that it shows the moment its caption describes.
+ */
+export async function expectNothingInTheWay(page: Page, timeoutMs = 30_000): Promise<void> {
+	const visible = page.locator(IN_THE_WAY).filter({ visible: true });
+	const deadline = Date.now() + timeoutMs;
+	while ((await visible.count()) > 0 && Date.now() < deadline) await page.waitForTimeout(250);
+	const left = await visible.evaluateAll((els) =>
+		els.map(
+			(el) => `${el.tagName.toLowerCase()}.${el.className} ${el.textContent?.trim().slice(0, 80)}`,
+		),
+	);
+	if (left.length)
+		throw new Error(`On screen where the picture should be clear: ${left.join(' | ')}`);
+}
 
 /** The Markdown the README shows a screenshot with. */
 export function readmeImage(shot: Shot): string {

@@ -4,10 +4,23 @@ const TRAILING_SLASHES = /\/+$/;
 const API_SUFFIX = /\/api\/v1$/i;
 
 /**
+ * A visible character: printable ASCII from "!" to "~", or any character beyond ASCII. Spaces,
+ * control characters and DEL are not visible.
+ */
+const VISIBLE = String.raw`[!-~\u0080-\uffff]`;
+/** A visible character of the host part: not the end of the host (/ ? #), userinfo (@) or a backslash. */
+const HOST_CHARACTER = String.raw`(?![/?#@\\])${VISIBLE}`;
+/** A visible character of the path: not a query, a fragment or a backslash. */
+const PATH_CHARACTER = String.raw`(?![?#\\])${VISIBLE}`;
+
+/**
  * A usable host root: http(s), a host without user name or password, then an optional path; no
  * query, fragment, backslash, space or control character (each would change where requests go).
  */
-const BASE_URL_SHAPE = /^https?:\/\/[^\x00-\x20\x7f/?#@\\]+(?:\/[^\x00-\x20\x7f?#\\]*)?$/i;
+const BASE_URL_SHAPE = new RegExp(
+	String.raw`^https?://(?:${HOST_CHARACTER})+(?:/(?:${PATH_CHARACTER})*)?$`,
+	'i',
+);
 
 /** Printable ASCII without spaces: what can be sent as a Bearer token unchanged. */
 const API_KEY_SHAPE = /^[\x21-\x7e]+$/;

@@ -45,6 +45,37 @@ describe('Base URL: one normalisation for the nodes and the credential test', ()
 		expect(checkedBaseUrl('')).toBeUndefined();
 		expect(checkedBaseUrl(undefined)).toBeUndefined();
 	});
+
+	it('refuses every space, control character and DEL inside the host or the path; the credential test too', () => {
+		const invisible = [...Array(0x21).keys(), 0x7f].map((code) => String.fromCharCode(code));
+		for (const ch of invisible) {
+			for (const given of [`https://api${ch}x.example.com`, `https://api.example.com/a${ch}b`]) {
+				expect([JSON.stringify(given), checkedBaseUrl(given)]).toEqual([
+					JSON.stringify(given),
+					undefined,
+				]);
+				const tested = evaluateCredentialExpression(CREDENTIAL_TEST_BASE_URL, {
+					baseUrl: given,
+					apiKey: 'k',
+				});
+				expect(tested).toBe('base-url-refused/api/v1');
+			}
+		}
+	});
+
+	it('accepts every other character that is not a delimiter: printable ASCII and beyond ASCII', () => {
+		const visible = [
+			...'!"$%&\'()*+,-.0123456789:;<=>ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~',
+			'\u0080',
+			'é',
+			'\uffff',
+			'😀',
+		];
+		for (const ch of visible) {
+			const given = `https://api${ch}x.example.com/a${ch}@b`;
+			expect(checkedBaseUrl(given)).toBe(given);
+		}
+	});
 });
 
 describe("the credential dialog's Base URL notices", () => {
