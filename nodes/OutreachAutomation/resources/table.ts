@@ -8,6 +8,36 @@ import type { ItemParameters } from '../shared/parameters';
  */
 export type RequestPart = (ctx: ItemParameters) => IDataObject;
 
+/**
+ * What an operation's own `run` can do for one input item. Every request still goes through the one
+ * pipeline (pacing, retries, errors); the run only decides which requests and what is output.
+ */
+export interface ItemRun {
+	parameters: ItemParameters;
+	/**
+	 * The row's own request (path, id, query and body from the row, or `body` when given: a body the
+	 * run already built and checked is sent as it is), then the row's usual output.
+	 */
+	send(given?: { body?: IDataObject }): Promise<IDataObject[]>;
+	/** One more request (`path` below /api/v1, ids encoded); returns the envelope's data. */
+	request(method: 'GET', path: string, qs?: IDataObject): Promise<unknown>;
+	/** Every item of a list, all pages (read the way Get Many's Return All reads them). */
+	readAll(path: string, qs?: IDataObject): Promise<IDataObject[]>;
+	/**
+	 * Runs `work` after the work of earlier items of this node run with the same key has finished: a
+	 * check-then-write of one item then sees what an earlier item with the same key wrote. Nothing is
+	 * kept once no item with that key is running.
+	 */
+	exclusive<T>(key: string, work: () => Promise<T>): Promise<T>;
+}
+
+/** The HTTP status of an error from the pipeline (e.g. 404, 409), if it came from an answer. */
+export function httpStatusOf(error: unknown): number | undefined {
+	const code = (error as { httpCode?: unknown } | null)?.httpCode;
+	const status = typeof code === 'string' ? Number(code) : NaN;
+	return Number.isInteger(status) ? status : undefined;
+}
+
 interface OperationBase {
 	/** The option as the editor lists it (`value` is stored in users' workflows: never rename it). */
 	value: string;
@@ -30,6 +60,11 @@ interface OperationBase {
 	list?: boolean;
 	/** The parameters shown for this operation, in order; their displayOptions are derived here. */
 	fields?: INodeProperties[];
+	/**
+	 * For an operation that reads before it writes (or after a refusal): runs one item instead of the
+	 * row's single request, and returns the item's output. Without it, the row's request is sent as is.
+	 */
+	run?: (item: ItemRun) => Promise<IDataObject[]>;
 }
 
 /** A request that sends a body must say how it is built: a missing body is a type error. */
