@@ -82,8 +82,16 @@ function createBody(ctx: ItemParameters): IDataObject {
  * the same name go one after the other, so the second finds the first's campaign.
  */
 async function create(item: ItemRun): Promise<IDataObject[]> {
-	const ifTaken = param<string>(item.parameters, 'ifNameTaken', 'useExisting');
+	const ifTaken = param<unknown>(item.parameters, 'ifNameTaken', 'useExisting');
 	if (ifTaken === 'create') return await item.send();
+	if (ifTaken !== 'useExisting' && ifTaken !== 'fail') {
+		// Not the option values in the message: n8n rewrites any message containing "EEXIST".
+		invalid(
+			item.parameters,
+			`If a Campaign Has This Name is not one of its options: ${String(JSON.stringify(ifTaken)).slice(0, 40)}`,
+			'Choose Use Existing, Create Another or Fail.',
+		);
+	}
 	const body = createBody(item.parameters);
 	const name = String(body.name);
 	return await item.exclusive(name, async () => {
