@@ -3,7 +3,7 @@ import type { ItemParameters } from '../shared/parameters';
 
 import { locator } from '../shared/locator';
 import { assignFilled, invalid, param, prototypeKey, requiredId, text } from '../shared/parameters';
-import { defineResource, emptyBody, httpStatusOf, type ItemRun } from './table';
+import { defineResource, emptyBody, httpStatusOf, passOn, type ItemRun } from './table';
 
 const CUSTOM_TYPE = '__custom';
 
@@ -133,12 +133,12 @@ function changeState(option: string, wanted: string, outcome: string) {
 		try {
 			return (await item.send()).map((campaign) => ({ ...campaign, outcome }));
 		} catch (error) {
-			if (httpStatusOf(error) !== 409) throw error;
+			if (httpStatusOf(error) !== 409) passOn(item.parameters.getNode(), error);
 			const id = requiredId(item.parameters, 'campaignId', 'Campaign ID');
 			const current = (await item.request('GET', `/campaigns/${encodeURIComponent(id)}`)) as
 				| IDataObject
 				| undefined;
-			if (current?.status !== wanted) throw error;
+			if (current?.status !== wanted) passOn(item.parameters.getNode(), error);
 			return [{ ...current, outcome: 'unchanged' }];
 		}
 	};

@@ -4,7 +4,7 @@ import type { ItemParameters } from '../shared/parameters';
 import { filtersCollection } from '../shared/filters';
 import { locator } from '../shared/locator';
 import { assignFilled, invalid, isPrototypeKey, param, requiredId } from '../shared/parameters';
-import { defineResource, httpStatusOf, type ItemRun } from './table';
+import { defineResource, httpStatusOf, passOn, type ItemRun } from './table';
 
 /**
  * The service's wire name for the profile address (snake_case like every other field). Change it
@@ -187,7 +187,7 @@ async function deleteLead(item: ItemRun): Promise<IDataObject[]> {
 	try {
 		return (await item.send()).map((result) => ({ ...result, outcome: 'deleted' }));
 	} catch (error) {
-		if (httpStatusOf(error) !== 404) throw error;
+		if (httpStatusOf(error) !== 404) passOn(item.parameters.getNode(), error);
 		const id = requiredId(item.parameters, leadId.parameter, leadId.label);
 		return [{ id, deleted: false, outcome: 'notFound' }];
 	}

@@ -1,4 +1,5 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INode, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ItemParameters } from '../shared/parameters';
 
 /**
@@ -29,6 +30,12 @@ export interface ItemRun {
 	 * kept once no item with that key is running.
 	 */
 	exclusive<T>(key: string, work: () => Promise<T>): Promise<T>;
+}
+
+/** Throws an error of the pipeline on as it is (n8n's error classes return one of their own unchanged). */
+export function passOn(node: INode, error: unknown): never {
+	if (error instanceof NodeApiError) throw new NodeApiError(node, error as unknown as JsonObject);
+	throw new NodeOperationError(node, error as Error);
 }
 
 /** The HTTP status of an error from the pipeline (e.g. 404, 409), if it came from an answer. */
