@@ -168,6 +168,7 @@ function checkTable(table: ResourceTable): void {
 			problems.push(`${where}: toolDescription must tell a model what it does and returns`);
 		if (operation.list && operation.method !== 'GET')
 			problems.push(`${where}: a list is read with GET`);
+		if (operation.list && operation.run) problems.push(`${where}: a list has no run of its own`);
 		const bodyExpected = operation.method === 'POST' || operation.method === 'PATCH';
 		if (bodyExpected !== (typeof operation.body === 'function')) {
 			problems.push(`${where}: POST and PATCH need a body builder, GET and DELETE none`);
