@@ -103,8 +103,9 @@ async function closeNdv(): Promise<void> {
 
 /** Adds an option of a collection ("Add Filter", "Add Option"): a list, or a button when it has one option. */
 async function addCollectionOption(placeholder: string, option: string): Promise<void> {
-	const select = ndv().getByPlaceholder(placeholder);
-	const button = ndv().getByRole('button', { name: placeholder });
+	// Only what is shown: a collection with one option renders a button and keeps a hidden list.
+	const select = ndv().getByPlaceholder(placeholder).filter({ visible: true });
+	const button = ndv().getByRole('button', { name: placeholder }).filter({ visible: true });
 	// Right after another parameter changed, the panel may still be drawing: wait for either.
 	await select.or(button).first().waitFor();
 	if (await select.count()) {
@@ -470,6 +471,20 @@ describe('campaigns and messages', () => {
 		const posts = sent();
 		expect(posts.map((r) => r.body)).toEqual([{ lead_id: leadId, body: 'Thanks for connecting!' }]);
 		await expectVisibleTexts(page.getByTestId('output-panel'), [leadId!]);
+
+		// Options > Skip If Already Sent, switched on: running it again reads the lead's messages, sends nothing.
+		await addCollectionOption('Add Option', 'Skip If Already Sent');
+		await ndv().getByTestId('parameter-input-skipIfAlreadySent').locator('.el-switch').click();
+		const again = lastRequest();
+		await ndv().getByTestId('node-execute-button').click();
+		const reads = () =>
+			world.sandbox
+				.requests(again)
+				.filter((r) => r.method === 'GET' && r.path === '/api/v1/messages');
+		await waitUntil(async () => reads().length > 0, "the lead's messages to be read");
+		await expectVisibleTexts(page.getByTestId('output-panel'), ['skipped']);
+		expect(reads().map((r) => r.query.lead_id)).toEqual([leadId]);
+		expect(world.sandbox.requests(again).filter((r) => r.method === 'POST')).toEqual([]);
 	});
 
 	it('Message > Get Many with Filters > Status and Return All: only those messages, the filter sent', async () => {

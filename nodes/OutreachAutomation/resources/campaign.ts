@@ -2,8 +2,8 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import type { ItemParameters } from '../shared/parameters';
 
 import { locator } from '../shared/locator';
-import { assignFilled, invalid, param, prototypeKey, text } from '../shared/parameters';
-import { defineResource, emptyBody } from './table';
+import { assignFilled, invalid, param, prototypeKey, requiredId, text } from '../shared/parameters';
+import { defineResource, emptyBody, httpStatusOf, passOn, type ItemRun } from './table';
 
 const CUSTOM_TYPE = '__custom';
 
@@ -76,6 +76,93 @@ function createBody(ctx: ItemParameters): IDataObject {
 	);
 }
 
+/**
+ * Create, unless "If a Campaign Has This Name" says otherwise: reads every campaign first and uses the
+ * one with the same name (exact, after trimming, as the name is sent), or fails. Items of one run with
+ * the same name go one after the other, so the second finds the first's campaign.
+ */
+async function create(item: ItemRun): Promise<IDataObject[]> {
+	const ifTaken = param<unknown>(item.parameters, 'ifNameTaken', 'useExisting');
+	if (ifTaken === 'create') return await item.send();
+	if (ifTaken !== 'useExisting' && ifTaken !== 'fail') {
+		// Not the option values in the message: n8n rewrites any message containing "EEXIST".
+		invalid(
+			item.parameters,
+			`If a Campaign Has This Name is not one of its options: ${String(JSON.stringify(ifTaken)).slice(0, 40)}`,
+			'Choose Use Existing, Create Another or Fail.',
+		);
+	}
+	const body = createBody(item.parameters);
+	const name = String(body.name);
+	return await item.exclusive(name, async () => {
+		const same = (await item.readAll('/campaigns')).filter(
+			(campaign) => typeof campaign.name === 'string' && campaign.name.trim() === name,
+		);
+		const ids = same.map((campaign) => String(campaign.id)).join(', ');
+		if (same.length > 1) {
+			invalid(
+				item.parameters,
+				`${same.length} campaigns are named "${name}" (${ids}): cannot tell which to use`,
+				'Rename or delete the extra ones in Outreach Automation, or set "If a Campaign Has This Name" to "Create Another".',
+			);
+		}
+		if (same.length === 1) {
+			if (ifTaken === 'fail') {
+				invalid(
+					item.parameters,
+					`A campaign named "${name}" already exists (${ids})`,
+					'Nothing was created. Choose another name, or set "If a Campaign Has This Name" to "Use Existing".',
+				);
+			}
+			return [{ ...same[0], outcome: 'existing' }];
+		}
+		const created = await item.send({ body });
+		return created.map((campaign) => ({ ...campaign, outcome: 'created' }));
+	});
+}
+
+/**
+ * Start or Pause, with Options > Succeed If Already Active/Paused: the service refuses (409) a campaign
+ * already in that state; then the campaign is read, and only when it really is in that state is it
+ * output with outcome "unchanged". Any other refusal stays an error.
+ */
+function changeState(option: string, wanted: string, outcome: string) {
+	return async (item: ItemRun): Promise<IDataObject[]> => {
+		if (param<IDataObject>(item.parameters, 'options', {})[option] !== true)
+			return await item.send();
+		try {
+			return (await item.send()).map((campaign) => ({ ...campaign, outcome }));
+		} catch (error) {
+			if (httpStatusOf(error) !== 409) passOn(item.parameters.getNode(), error);
+			const id = requiredId(item.parameters, 'campaignId', 'Campaign ID');
+			const current = (await item.request('GET', `/campaigns/${encodeURIComponent(id)}`)) as
+				| IDataObject
+				| undefined;
+			if (current?.status !== wanted) passOn(item.parameters.getNode(), error);
+			return [{ ...current, outcome: 'unchanged' }];
+		}
+	};
+}
+
+function stateOptions(name: string, displayName: string, state: string): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName,
+				name,
+				type: 'boolean',
+				default: false,
+				description: `Whether a campaign that is already ${state} counts as done (output with outcome "unchanged") instead of an error. When the service refuses, the campaign is read (one more request) to check its status.`,
+			},
+		],
+	};
+}
+
 const campaignId = { parameter: 'campaignId', label: 'Campaign ID' };
 
 const campaignPicker: INodeProperties = locator({
@@ -93,6 +180,33 @@ const nameField: INodeProperties = {
 	required: true,
 	default: '',
 	placeholder: 'e.g. Q3 founders outreach',
+};
+
+const ifNameTakenField: INodeProperties = {
+	displayName: 'If a Campaign Has This Name',
+	name: 'ifNameTaken',
+	type: 'options',
+	default: 'useExisting',
+	description:
+		'What to do when a campaign with exactly this name (spaces around it aside; upper and lower case differ) already exists. Checking reads the list of campaigns.',
+	options: [
+		{
+			name: 'Create Another',
+			value: 'create',
+			description: 'Create a new campaign with the same name (no check)',
+		},
+		{
+			name: 'Fail',
+			value: 'fail',
+			description: 'Stop with an error naming the campaign; nothing is created',
+		},
+		{
+			name: 'Use Existing',
+			value: 'useExisting',
+			description:
+				'Output that campaign, unchanged, with outcome "existing" (a new one: "created"), so running the workflow again creates nothing',
+		},
+	],
 };
 
 const campaignTypeField: INodeProperties = {
@@ -226,13 +340,15 @@ export const campaign = defineResource({
 			action: 'Create a campaign',
 			description: 'Create a campaign (as a draft) with its steps',
 			toolDescription:
-				'Creates a new campaign as a draft: a name, a type, the lead list it targets and its steps (connection requests and messages). Returns the campaign as JSON, with its ID. Nothing is sent until the campaign is started.',
+				'Creates a new campaign as a draft: a name, a type, the lead list it targets and its steps (connection requests and messages). Returns the campaign as JSON, with its ID. If a campaign with the same name already exists, returns that one unchanged instead (outcome "existing"), unless set otherwise. Nothing is sent until the campaign is started.',
 			method: 'POST',
 			path: '/campaigns',
 			body: createBody,
 			safeToRepeat: false,
+			run: create,
 			fields: [
 				nameField,
+				ifNameTakenField,
 				campaignTypeField,
 				customTypeField,
 				leadListIdField,
@@ -285,13 +401,17 @@ export const campaign = defineResource({
 			action: 'Pause a campaign',
 			description: 'Pause an active campaign',
 			toolDescription:
-				'Pauses an active campaign, found by its ID: it stops sending connection requests and messages until it is started again. Returns the campaign as JSON with its new status. A campaign that is not active is refused with an error.',
+				'Pauses an active campaign, found by its ID: it stops sending connection requests and messages until it is started again. Returns the campaign as JSON with its new status. A campaign that is not active is refused with an error (unless Succeed If Already Paused is on and it is paused).',
 			method: 'POST',
 			path: '/campaigns/{id}/pause',
 			id: campaignId,
 			body: emptyBody,
 			safeToRepeat: false,
-			fields: [campaignPicker],
+			fields: [
+				campaignPicker,
+				stateOptions('succeedIfPaused', 'Succeed If Already Paused', 'paused'),
+			],
+			run: changeState('succeedIfPaused', 'paused', 'paused'),
 		},
 		{
 			name: 'Start',
@@ -299,13 +419,17 @@ export const campaign = defineResource({
 			action: 'Start a campaign',
 			description: 'Start a draft or paused campaign',
 			toolDescription:
-				"Starts a draft or paused campaign, found by its ID. Side effect: the service begins sending real connection requests and messages to the campaign's leads. Returns the campaign as JSON with its new status. An active campaign is refused with an error.",
+				"Starts a draft or paused campaign, found by its ID. Side effect: the service begins sending real connection requests and messages to the campaign's leads. Returns the campaign as JSON with its new status. An active campaign is refused with an error (unless Succeed If Already Active is on).",
 			method: 'POST',
 			path: '/campaigns/{id}/start',
 			id: campaignId,
 			body: emptyBody,
 			safeToRepeat: false,
-			fields: [campaignPicker],
+			fields: [
+				campaignPicker,
+				stateOptions('succeedIfActive', 'Succeed If Already Active', 'active'),
+			],
+			run: changeState('succeedIfActive', 'active', 'started'),
 		},
 	],
 });

@@ -3,8 +3,8 @@ import type { ItemParameters } from '../shared/parameters';
 
 import { filtersCollection } from '../shared/filters';
 import { locator } from '../shared/locator';
-import { assignFilled, invalid, isPrototypeKey, param } from '../shared/parameters';
-import { defineResource } from './table';
+import { assignFilled, invalid, isPrototypeKey, param, requiredId } from '../shared/parameters';
+import { defineResource, httpStatusOf, passOn, type ItemRun } from './table';
 
 /**
  * The service's wire name for the profile address (snake_case like every other field). Change it
@@ -177,6 +177,40 @@ function listQuery(ctx: ItemParameters): IDataObject {
 
 const leadId = { parameter: 'leadId', label: 'Lead ID' };
 
+/**
+ * Delete, with Options > Succeed If Not Found: a lead the service does not know (deleted by an earlier
+ * run, or never there) is output as `{id, deleted: false, outcome: 'notFound'}` instead of an error.
+ */
+async function deleteLead(item: ItemRun): Promise<IDataObject[]> {
+	if (param<IDataObject>(item.parameters, 'options', {}).succeedIfNotFound !== true)
+		return await item.send();
+	try {
+		return (await item.send()).map((result) => ({ ...result, outcome: 'deleted' }));
+	} catch (error) {
+		if (httpStatusOf(error) !== 404) passOn(item.parameters.getNode(), error);
+		const id = requiredId(item.parameters, leadId.parameter, leadId.label);
+		return [{ id, deleted: false, outcome: 'notFound' }];
+	}
+}
+
+const deleteOptions: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [
+		{
+			displayName: 'Succeed If Not Found',
+			name: 'succeedIfNotFound',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether a lead that does not exist (e.g. deleted by an earlier run) counts as done instead of an error: output with deleted false and outcome "notFound" ("deleted" otherwise). A mistyped ID counts as done too.',
+		},
+	],
+};
+
 const leadPicker: INodeProperties = locator({
 	name: 'leadId',
 	displayName: 'Lead',
@@ -260,12 +294,13 @@ export const lead = defineResource({
 			action: 'Delete a lead',
 			description: 'Delete a lead',
 			toolDescription:
-				'Deletes the lead with the given ID from Outreach Automation. Returns the result of the deletion. Side effect: the lead is removed for good; this cannot be undone.',
+				'Deletes the lead with the given ID from Outreach Automation. Returns the result of the deletion. Side effect: the lead is removed for good; this cannot be undone. With Succeed If Not Found on, an unknown ID returns deleted false and outcome "notFound" instead of an error.',
 			method: 'DELETE',
 			path: '/leads/{id}',
 			id: leadId,
 			safeToRepeat: false,
-			fields: [leadPicker],
+			fields: [leadPicker, deleteOptions],
+			run: deleteLead,
 		},
 		{
 			name: 'Get',

@@ -1,4 +1,5 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INode, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ItemParameters } from '../shared/parameters';
 
 /**
@@ -7,6 +8,42 @@ import type { ItemParameters } from '../shared/parameters';
  * input item: reading parameters evaluates their expressions, about a millisecond per item.
  */
 export type RequestPart = (ctx: ItemParameters) => IDataObject;
+
+/**
+ * What an operation's own `run` can do for one input item. Every request still goes through the one
+ * pipeline (pacing, retries, errors); the run only decides which requests and what is output.
+ */
+export interface ItemRun {
+	parameters: ItemParameters;
+	/**
+	 * The row's own request (path, id, query and body from the row, or `body` when given: a body the
+	 * run already built and checked is sent as it is), then the row's usual output.
+	 */
+	send(given?: { body?: IDataObject }): Promise<IDataObject[]>;
+	/** One more request (`path` below /api/v1, ids encoded); returns the envelope's data. */
+	request(method: 'GET', path: string, qs?: IDataObject): Promise<unknown>;
+	/** Every item of a list, all pages (read the way Get Many's Return All reads them). */
+	readAll(path: string, qs?: IDataObject): Promise<IDataObject[]>;
+	/**
+	 * Runs `work` after the work of earlier items of this node run with the same key has finished: a
+	 * check-then-write of one item then sees what an earlier item with the same key wrote. Nothing is
+	 * kept once no item with that key is running.
+	 */
+	exclusive<T>(key: string, work: () => Promise<T>): Promise<T>;
+}
+
+/** Throws an error of the pipeline on as it is (n8n's error classes return one of their own unchanged). */
+export function passOn(node: INode, error: unknown): never {
+	if (error instanceof NodeApiError) throw new NodeApiError(node, error as unknown as JsonObject);
+	throw new NodeOperationError(node, error as Error);
+}
+
+/** The HTTP status of an error from the pipeline (e.g. 404, 409), if it came from an answer. */
+export function httpStatusOf(error: unknown): number | undefined {
+	const code = (error as { httpCode?: unknown } | null)?.httpCode;
+	const status = typeof code === 'string' ? Number(code) : NaN;
+	return Number.isInteger(status) ? status : undefined;
+}
 
 interface OperationBase {
 	/** The option as the editor lists it (`value` is stored in users' workflows: never rename it). */
@@ -30,6 +67,11 @@ interface OperationBase {
 	list?: boolean;
 	/** The parameters shown for this operation, in order; their displayOptions are derived here. */
 	fields?: INodeProperties[];
+	/**
+	 * For an operation that reads before it writes (or after a refusal): runs one item instead of the
+	 * row's single request, and returns the item's output. Without it, the row's request is sent as is.
+	 */
+	run?: (item: ItemRun) => Promise<IDataObject[]>;
 }
 
 /** A request that sends a body must say how it is built: a missing body is a type error. */
@@ -126,6 +168,7 @@ function checkTable(table: ResourceTable): void {
 			problems.push(`${where}: toolDescription must tell a model what it does and returns`);
 		if (operation.list && operation.method !== 'GET')
 			problems.push(`${where}: a list is read with GET`);
+		if (operation.list && operation.run) problems.push(`${where}: a list has no run of its own`);
 		const bodyExpected = operation.method === 'POST' || operation.method === 'PATCH';
 		if (bodyExpected !== (typeof operation.body === 'function')) {
 			problems.push(`${where}: POST and PATCH need a body builder, GET and DELETE none`);

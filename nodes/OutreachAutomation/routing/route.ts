@@ -8,7 +8,7 @@ import type {
 import { NodeOperationError, UnexpectedError } from 'n8n-workflow';
 
 import { findOperation } from '../resources';
-import type { Operation, ResourceTable } from '../resources/table';
+import type { ItemRun, Operation, ResourceTable } from '../resources/table';
 import { itemParameters, requiredId, type ItemParameters } from '../shared/parameters';
 import { readList } from '../transport/pages';
 import { pause } from '../transport/pacing';
@@ -17,15 +17,33 @@ import { apiRequest, cancelSignal } from '../transport/request';
 import { redactedFailure, redactValue } from '../transport/redact';
 import { readRequestSettings, type RequestSettings } from './requestOptions';
 
-/** The parts of an operation's request read from its parameters: path with its id, query, body. */
-function readParameters(ctx: ItemParameters, operation: Operation) {
+/**
+ * The parts of an operation's request read from its parameters: path with its id, query, body (`body`
+ * when given: already built from them).
+ */
+function readParameters(ctx: ItemParameters, operation: Operation, body?: IDataObject) {
 	const id = operation.id ? requiredId(ctx, operation.id.parameter, operation.id.label) : undefined;
 	return {
 		path:
 			id === undefined ? operation.path : operation.path.replace('{id}', encodeURIComponent(id)),
 		id,
 		qs: operation.query?.(ctx),
-		body: operation.body?.(ctx),
+		body: body ?? operation.body?.(ctx),
+	};
+}
+
+/** The `exclusive` of ItemRun for one node run: work with the same key runs one at a time, in order. */
+function keyedQueue(): ItemRun['exclusive'] {
+	const tails = new Map<string, Promise<unknown>>();
+	return async (key, work) => {
+		const mine = (tails.get(key) ?? Promise.resolve()).then(work);
+		const tail = mine.catch(() => undefined);
+		tails.set(key, tail);
+		try {
+			return await mine;
+		} finally {
+			if (tails.get(key) === tail) tails.delete(key);
+		}
 	};
 }
 
@@ -55,13 +73,14 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	}
 	const settings = readRequestSettings(this);
 	const signal = cancelSignal(this);
+	const exclusive = keyedQueue();
 	const results: Array<Promise<INodeExecutionData[]>> = [];
 	for (let itemIndex = 0; itemIndex < inputs.length; itemIndex++) {
 		if (settings.batchSize && itemIndex > 0 && itemIndex % settings.batchSize === 0) {
 			await pause(settings.batchInterval, signal);
 		}
 		if (signal?.aborted) break;
-		const running = runItem(this, found, settings, itemIndex);
+		const running = runItem(this, found, settings, itemIndex, exclusive);
 		// Settled below in input order; a rejection must not go unhandled meanwhile.
 		running.catch(() => undefined);
 		results.push(running);
@@ -99,6 +118,7 @@ async function runItem(
 	{ table, operation }: { table: ResourceTable; operation: Operation },
 	settings: RequestSettings,
 	itemIndex: number,
+	exclusive: ItemRun['exclusive'],
 ): Promise<INodeExecutionData[]> {
 	const parameters = itemParameters(ctx, itemIndex);
 	const request: ApiRequest = {
@@ -123,9 +143,35 @@ async function runItem(
 		return output;
 	}
 
+	const send = (given?: { body?: IDataObject }) =>
+		sendRow(ctx, table, operation, parameters, request, given?.body);
+	const jsons = operation.run
+		? await operation.run({
+				parameters,
+				send,
+				exclusive,
+				request: async (method, path, qs) =>
+					(await apiRequest(ctx, { ...request, method, path, qs, safeToRepeat: true })).data,
+				readAll: async (path, qs) =>
+					await readList(ctx, { ...request, method: 'GET', path, qs, safeToRepeat: true }),
+			})
+		: await send();
+	return jsons.map((json) => ({ json: redactValue(json, true) }));
+}
+
+/** The row's one request for an item, and what it outputs (not yet redacted). */
+async function sendRow(
+	ctx: IExecuteFunctions,
+	table: ResourceTable,
+	operation: Operation,
+	parameters: ItemParameters,
+	request: ApiRequest,
+	body: IDataObject | undefined,
+): Promise<IDataObject[]> {
+	const { itemIndex } = request;
 	let id: string | undefined;
 	const prepare = async () => {
-		const parts = readParameters(parameters, operation);
+		const parts = readParameters(parameters, operation, body);
 		id = parts.id;
 		return parts;
 	};
@@ -134,7 +180,7 @@ async function runItem(
 		data === undefined || data === null || (typeof data === 'object' && !Object.keys(data).length);
 	if (operation.method === 'DELETE' && empty) {
 		// Some servers answer a delete with no data: still confirm what was deleted.
-		return [{ json: { id: id ?? null, deleted: true } }];
+		return [{ id: id ?? null, deleted: true }];
 	}
 	if (empty) {
 		const done = operation.method === 'GET' ? 'answered' : 'confirmed the request';
@@ -150,8 +196,7 @@ async function runItem(
 			},
 		);
 	}
-	const list = Array.isArray(data) ? data : [data];
-	return list.map((json) => ({ json: redactValue(json as IDataObject, true) }));
+	return (Array.isArray(data) ? data : [data]) as IDataObject[];
 }
 
 function routingProblems(properties: INodeProperties[], path: string): string[] {

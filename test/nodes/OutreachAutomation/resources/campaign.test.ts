@@ -241,3 +241,215 @@ describe('Campaign', () => {
 		expect(sandbox.requests().length - since).toBe(2);
 	});
 });
+
+describe('Campaign steps that can run again', () => {
+	let sandbox: Sandbox;
+	let creds: { baseUrl: string; apiKey: string };
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({
+			apiKeys: ['again-key'],
+			rateLimit: 100_000,
+			seed: { leads: 0, campaigns: 0, messages: 0 },
+		});
+		creds = { baseUrl: sandbox.url, apiKey: 'again-key' };
+	});
+	beforeEach(() => sandbox.reset({ leads: 0, campaigns: 0, messages: 0 }));
+	afterAll(async () => sandbox.stop());
+
+	const since = () => sandbox.requests().length;
+	const endpoints = (from: number) =>
+		sandbox
+			.requests()
+			.slice(from)
+			.map((r) => `${r.method} ${r.path} ${r.status}`);
+	const addCampaign = (name: string) =>
+		sandbox.store.addCampaign({
+			name,
+			type: 'connection_message',
+			steps: [{ type: 'connection_request' }],
+		});
+	const create = (name: string, ifNameTaken?: string) => ({
+		resource: 'campaign',
+		operation: 'create',
+		name,
+		stepsMode: 'builder',
+		steps: { step: [{ type: 'connection_request', note: 'Hi' }] },
+		...(ifNameTaken ? { ifNameTaken } : {}),
+	});
+
+	describe('Create: If a Campaign Has This Name', () => {
+		it('Use Existing (the default): the first run creates, the second outputs that campaign and creates nothing', async () => {
+			for (let i = 0; i < 130; i++) addCampaign(`Other ${i}`);
+			let from = since();
+			const first = await runNode(creds, create(' CRM sync '));
+			expect(first.error).toBeUndefined();
+			expect(first.items[0].json).toMatchObject({ name: 'CRM sync', outcome: 'created' });
+			// 130 campaigns at 100 per page: 2 reads, then the create.
+			expect(endpoints(from)).toEqual([
+				'GET /api/v1/campaigns 200',
+				'GET /api/v1/campaigns 200',
+				'POST /api/v1/campaigns 201',
+			]);
+			from = since();
+			const second = await runNode(creds, create('CRM sync', 'useExisting'));
+			expect(second.items[0].json).toEqual({
+				...sandbox.store.campaigns.get(first.items[0].json.id as string),
+				outcome: 'existing',
+			});
+			expect(endpoints(from)).toEqual(['GET /api/v1/campaigns 200', 'GET /api/v1/campaigns 200']);
+			expect(sandbox.stats().creates.campaign).toBe(1);
+		});
+
+		it('matches the exact name: another case or another name is another campaign', async () => {
+			addCampaign('crm sync');
+			addCampaign('CRM sync 2');
+			const { items } = await runNode(creds, create('CRM sync'));
+			expect(items[0].json.outcome).toBe('created');
+			expect(sandbox.stats().creates.campaign).toBe(1);
+		});
+
+		it('two items with the same name in one run: one campaign', async () => {
+			const { items } = await runNode(creds, create('={{ $json.name }}'), [
+				{ name: 'Same' },
+				{ name: 'Same' },
+				{ name: 'Different' },
+			]);
+			expect(items.map((i) => i.json.outcome)).toEqual(['created', 'existing', 'created']);
+			expect(items[1].json.id).toBe(items[0].json.id);
+			expect(sandbox.stats().creates.campaign).toBe(2);
+		});
+
+		it('several campaigns with the name: a clear error naming their IDs, nothing created', async () => {
+			const a = addCampaign('Twin');
+			const b = addCampaign('Twin');
+			const { error } = await runNode(creds, create('Twin'));
+			expect(error?.message).toBe(
+				`2 campaigns are named "Twin" (${b.id}, ${a.id}): cannot tell which to use`,
+			);
+			expect(error?.description).toMatch(/Create Another/);
+			expect(sandbox.stats().creates.campaign).toBe(0);
+		});
+
+		it('Fail: an existing name is an error naming the campaign; a new name is created', async () => {
+			const taken = addCampaign('Taken');
+			const { error } = await runNode(creds, create('Taken', 'fail'));
+			expect(error?.message).toBe(`A campaign named "Taken" already exists (${taken.id})`);
+			expect(error?.description).toMatch(/^Nothing was created/);
+			const fresh = await runNode(creds, create('Fresh', 'fail'));
+			expect(fresh.items[0].json).toMatchObject({ name: 'Fresh', outcome: 'created' });
+			expect(sandbox.stats().creates.campaign).toBe(1);
+		});
+
+		it('Create Another: one request, no check, the output as before (no outcome)', async () => {
+			addCampaign('Dup');
+			const from = since();
+			const { items } = await runNode(creds, create('Dup', 'create'));
+			expect(endpoints(from)).toEqual(['POST /api/v1/campaigns 201']);
+			expect(items[0].json).toEqual(sandbox.store.campaigns.get(items[0].json.id as string));
+			expect(sandbox.store.findCampaigns().filter((c) => c.name === 'Dup')).toHaveLength(2);
+		});
+
+		it('Continue On Fail: an item whose name is taken twice gives an error item, the others go on', async () => {
+			addCampaign('Twin');
+			addCampaign('Twin');
+			const { items, error } = await runNode(
+				creds,
+				create('={{ $json.name }}'),
+				[{ name: 'Twin' }, { name: 'Solo' }, { name: '' }],
+				{ continueOnFail: true },
+			);
+			expect(error).toBeUndefined();
+			expect(items.map((i) => i.json.outcome ?? i.json.error)).toEqual([
+				expect.stringMatching(/^2 campaigns are named "Twin"/),
+				'created',
+				'Name is empty',
+			]);
+		});
+	});
+
+	describe.each([
+		['start', 'succeedIfActive', 'active', 'started', 'paused'],
+		['pause', 'succeedIfPaused', 'paused', 'paused', 'active'],
+	] as const)('%s: Options > %s', (operation, option, state, outcome, otherState) => {
+		const run = (id: string, on?: boolean, continueOnFail = false) =>
+			runNode(
+				creds,
+				{
+					resource: 'campaign',
+					operation,
+					campaignId: rl(id),
+					...(on === undefined ? {} : { options: { [option]: on } }),
+				},
+				[{}],
+				{ continueOnFail },
+			);
+		const inState = (status: 'draft' | 'active' | 'paused') => {
+			const campaign = addCampaign(`In ${status}`);
+			if (status !== 'draft') sandbox.store.setCampaignStatus(campaign, status);
+			return campaign;
+		};
+
+		it(`on: a campaign already ${state} is output unchanged (2 requests); otherwise outcome "${outcome}" (1 request)`, async () => {
+			const already = inState(state);
+			let from = since();
+			const same = await run(already.id, true);
+			expect(same.error).toBeUndefined();
+			expect(same.items.map((i) => i.json)).toEqual([
+				{ ...sandbox.store.campaigns.get(already.id), outcome: 'unchanged' },
+			]);
+			expect(endpoints(from)).toEqual([
+				`POST /api/v1/campaigns/${already.id}/${operation} 409`,
+				`GET /api/v1/campaigns/${already.id} 200`,
+			]);
+
+			const other = inState(otherState);
+			from = since();
+			const changed = await run(other.id, true);
+			expect(changed.items[0].json).toMatchObject({ id: other.id, status: state, outcome });
+			expect(endpoints(from)).toEqual([`POST /api/v1/campaigns/${other.id}/${operation} 200`]);
+		});
+
+		it(`off (the default): a campaign already ${state} is the 409 error as before; a change has no outcome`, async () => {
+			const already = inState(state);
+			for (const on of [undefined, false]) {
+				const { error } = await run(already.id, on);
+				expect(error?.message).toMatch(/already/);
+				expect((error as { httpCode?: string }).httpCode).toBe('409');
+			}
+			const other = inState(otherState);
+			const changed = await run(other.id);
+			expect(changed.items[0].json).toEqual(sandbox.store.campaigns.get(other.id));
+		});
+
+		it('on: a 409 for another reason stays an error (the campaign is read, not in that state)', async () => {
+			const campaign = inState(otherState);
+			sandbox.addFault({ path: `/api/v1/campaigns/${campaign.id}/${operation}`, status: 409 });
+			const from = since();
+			const { error } = await run(campaign.id, true);
+			expect((error as { httpCode?: string }).httpCode).toBe('409');
+			expect(endpoints(from)).toEqual([
+				`POST /api/v1/campaigns/${campaign.id}/${operation} 409`,
+				`GET /api/v1/campaigns/${campaign.id} 200`,
+			]);
+		});
+
+		it('on, with Continue On Fail: an unknown campaign gives an error item', async () => {
+			const { items, error } = await run('cmp_missing', true, true);
+			expect(error).toBeUndefined();
+			expect(items[0].json.error).toBe('Campaign "cmp_missing" was not found');
+		});
+	});
+
+	it('pause with the option on: a draft is not "paused", so the 409 stays an error', async () => {
+		const draft = addCampaign('Draft');
+		const { error } = await runNode(creds, {
+			resource: 'campaign',
+			operation: 'pause',
+			campaignId: rl(draft.id),
+			options: { succeedIfPaused: true },
+		});
+		expect((error as { httpCode?: string }).httpCode).toBe('409');
+		expect(sandbox.store.campaigns.get(draft.id)?.status).toBe('draft');
+	});
+});

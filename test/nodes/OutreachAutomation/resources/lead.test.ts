@@ -243,3 +243,91 @@ describe('Lead', () => {
 		expect(error?.message).toBe('Lead "a/../b" was not found');
 	});
 });
+
+describe('Lead > Delete: Options > Succeed If Not Found', () => {
+	let sandbox: Sandbox;
+	let creds: { baseUrl: string; apiKey: string };
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({
+			apiKeys: ['gone-key'],
+			rateLimit: 100_000,
+			seed: { leads: 0, campaigns: 0, messages: 0 },
+		});
+		creds = { baseUrl: sandbox.url, apiKey: 'gone-key' };
+	});
+	beforeEach(() => sandbox.reset({ leads: 0, campaigns: 0, messages: 0 }));
+	afterAll(async () => sandbox.stop());
+
+	const remove = (succeedIfNotFound?: boolean, continueOnFail = false, inputs = [{}]) =>
+		runNode(
+			creds,
+			{
+				resource: 'lead',
+				operation: 'delete',
+				leadId: rl('={{ $json.id }}'),
+				...(succeedIfNotFound === undefined ? {} : { options: { succeedIfNotFound } }),
+			},
+			inputs,
+			{ continueOnFail },
+		);
+	const statuses = (from: number) =>
+		sandbox
+			.requests()
+			.slice(from)
+			.map((r) => `${r.method} ${r.status}`);
+
+	it('on: run twice over the same leads, the second run succeeds with outcome "notFound", one request each', async () => {
+		const ids = [1, 2, 3].map((i) => sandbox.store.addLead({ first_name: `G${i}` }).id);
+		const inputs = ids.map((id) => ({ id }));
+		let from = sandbox.requests().length;
+		const first = await remove(true, false, inputs);
+		expect(first.items.map((i) => i.json)).toEqual(
+			ids.map((id) => ({ id, deleted: true, outcome: 'deleted' })),
+		);
+		expect(statuses(from)).toEqual(Array(3).fill('DELETE 200'));
+		from = sandbox.requests().length;
+		const second = await remove(true, false, inputs);
+		expect(second.error).toBeUndefined();
+		expect(second.items.map((i) => i.json)).toEqual(
+			ids.map((id) => ({ id, deleted: false, outcome: 'notFound' })),
+		);
+		expect(statuses(from)).toEqual(Array(3).fill('DELETE 404'));
+		expect(sandbox.store.leads.size).toBe(0);
+	});
+
+	it('off (the default): a lead already gone is the 404 error as before; a delete outputs what it did', async () => {
+		const lead = sandbox.store.addLead({ first_name: 'Off' });
+		const done = await remove(undefined, false, [{ id: lead.id }]);
+		expect(done.items.map((i) => i.json)).toEqual([{ id: lead.id, deleted: true }]);
+		for (const on of [undefined, false]) {
+			const { error } = await remove(on, false, [{ id: lead.id }]);
+			expect(error?.message).toBe(`Lead "${lead.id}" was not found`);
+			expect((error as { httpCode?: string }).httpCode).toBe('404');
+		}
+	});
+
+	it('on: other failures stay errors; with Continue On Fail they are error items and the others go on', async () => {
+		const lead = sandbox.store.addLead({ first_name: 'Kept' });
+		sandbox.addFault({ method: 'DELETE', path: `/api/v1/leads/${lead.id}`, status: 401 });
+		const { items, error } = await remove(true, true, [
+			{ id: lead.id },
+			{ id: 'ld_gone' },
+			{ id: '' },
+		]);
+		expect(error).toBeUndefined();
+		expect(items.map((i) => i.json.outcome ?? i.json.error)).toEqual([
+			expect.stringMatching(/refused the API key/),
+			'notFound',
+			'Lead ID is empty',
+		]);
+		expect(sandbox.store.leads.has(lead.id)).toBe(true);
+	});
+
+	it('on, against a server that answers a delete with no data: outcome "deleted"', async () => {
+		sandbox.config({ deleteReturnsEmpty: true });
+		const lead = sandbox.store.addLead({ first_name: 'Empty' });
+		const { items } = await remove(true, false, [{ id: lead.id }]);
+		expect(items.map((i) => i.json)).toEqual([{ id: lead.id, deleted: true, outcome: 'deleted' }]);
+	});
+});

@@ -50,6 +50,11 @@ describe('a table row that cannot make a request fails when the package loads', 
 			/a list is read with GET/,
 		],
 		['a path without a leading slash', { method: 'GET', path: 'things' }, /must start with "\/"/],
+		[
+			'a list with a run of its own (Return All and Limit would be ignored)',
+			{ method: 'GET', path: '/things', list: true, run: async () => [] },
+			/a list has no run of its own/,
+		],
 	])('%s', (_name, operation, message) => {
 		expect(() => defineResource(table(operation))).toThrow(message);
 	});

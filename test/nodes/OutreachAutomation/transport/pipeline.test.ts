@@ -231,7 +231,9 @@ describe('request pipeline', () => {
 				steps: { step: [{ type: 'connection_request' }] },
 			});
 			expect(error?.message).toBe('The Outreach Automation service is unavailable (HTTP 503)');
-			expect(sandbox.stats().requests).toBe(1);
+			// The campaigns read first (Use Existing, the default), then the one create, not repeated.
+			expect(sandbox.stats().byEndpoint['POST /api/v1/campaigns']).toBe(1);
+			expect(sandbox.stats().requests).toBe(2);
 		});
 	});
 
