@@ -1,4 +1,5 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { ApiRequest } from '../transport/request';
 import type { ItemParameters } from '../shared/parameters';
 
 /**
@@ -7,6 +8,20 @@ import type { ItemParameters } from '../shared/parameters';
  * input item: reading parameters evaluates their expressions, about a millisecond per item.
  */
 export type RequestPart = (ctx: ItemParameters) => IDataObject;
+
+/** One input item of an operation that runs its own requests: its output objects (usually one). */
+export type ItemRun = (parameters: ItemParameters) => Promise<IDataObject[]>;
+
+/**
+ * An operation that needs more than one request per item, or state shared by the items of one execution
+ * (e.g. Create or Update: one index of the existing leads for every item). Called once per execution; the
+ * returned function is called for each item, in input order, and items may overlap. Every request still
+ * goes through the one pipeline (apiRequest, readList). Nothing it keeps may outlive the execution.
+ */
+export type OperationRun = (
+	ctx: IExecuteFunctions,
+	execution: { request: Pick<ApiRequest, 'resource' | 'transport'>; items: number },
+) => ItemRun;
 
 interface OperationBase {
 	/** The option as the editor lists it (`value` is stored in users' workflows: never rename it). */
@@ -30,6 +45,8 @@ interface OperationBase {
 	list?: boolean;
 	/** The parameters shown for this operation, in order; their displayOptions are derived here. */
 	fields?: INodeProperties[];
+	/** Runs the operation instead of the single request described by method, path and body. */
+	run?: OperationRun;
 }
 
 /** A request that sends a body must say how it is built: a missing body is a type error. */
@@ -126,6 +143,7 @@ function checkTable(table: ResourceTable): void {
 			problems.push(`${where}: toolDescription must tell a model what it does and returns`);
 		if (operation.list && operation.method !== 'GET')
 			problems.push(`${where}: a list is read with GET`);
+		if (operation.list && operation.run) problems.push(`${where}: a list cannot have its own run`);
 		const bodyExpected = operation.method === 'POST' || operation.method === 'PATCH';
 		if (bodyExpected !== (typeof operation.body === 'function')) {
 			problems.push(`${where}: POST and PATCH need a body builder, GET and DELETE none`);

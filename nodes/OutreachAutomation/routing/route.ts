@@ -8,7 +8,7 @@ import type {
 import { NodeOperationError, UnexpectedError } from 'n8n-workflow';
 
 import { findOperation } from '../resources';
-import type { Operation, ResourceTable } from '../resources/table';
+import type { ItemRun, Operation, ResourceTable } from '../resources/table';
 import { itemParameters, requiredId, type ItemParameters } from '../shared/parameters';
 import { readList } from '../transport/pages';
 import { pause } from '../transport/pacing';
@@ -55,13 +55,18 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	}
 	const settings = readRequestSettings(this);
 	const signal = cancelSignal(this);
+	// An operation with its own run gets it once for the execution: state shared by its items lives there.
+	const own = found.operation.run?.(this, {
+		request: { resource: found.table.name, transport: settings.transport },
+		items: inputs.length,
+	});
 	const results: Array<Promise<INodeExecutionData[]>> = [];
 	for (let itemIndex = 0; itemIndex < inputs.length; itemIndex++) {
 		if (settings.batchSize && itemIndex > 0 && itemIndex % settings.batchSize === 0) {
 			await pause(settings.batchInterval, signal);
 		}
 		if (signal?.aborted) break;
-		const running = runItem(this, found, settings, itemIndex);
+		const running = own ? runOwn(this, own, itemIndex) : runItem(this, found, settings, itemIndex);
 		// Settled below in input order; a rejection must not go unhandled meanwhile.
 		running.catch(() => undefined);
 		results.push(running);
@@ -92,6 +97,15 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		throw new NodeOperationError(this.getNode(), 'The execution was cancelled');
 	}
 	return [output];
+}
+
+async function runOwn(
+	ctx: IExecuteFunctions,
+	run: ItemRun,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
+	const list = await run(itemParameters(ctx, itemIndex));
+	return list.map((json) => ({ json: redactValue(json, true) }));
 }
 
 async function runItem(
