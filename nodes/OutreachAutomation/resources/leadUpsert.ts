@@ -2,16 +2,12 @@
  * Lead > Create or Update: finds the lead with the item's LinkedIn profile, then creates it, changes only
  * the fields that differ, or leaves it alone. One index per execution, shared by all its items.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ItemParameters } from '../shared/parameters';
 import { invalid } from '../shared/parameters';
-import { readList, metaCount } from '../transport/pages';
-import type { ApiRequest } from '../transport/request';
-import { apiRequest, windowKeyOf } from '../transport/request';
-import { LARGE_PAGE_SIZE } from '../transport/constants';
-import type { OperationRun, RequestPart } from './table';
+import type { OperationRun, Pipeline, RequestPart, RunRequest } from './table';
 
 export type Outcome = 'created' | 'updated' | 'unchanged';
 
@@ -115,21 +111,16 @@ type Previous = { lead: IDataObject } | { failed: number } | undefined;
  * The execution's finder, built on first use with at most 2 requests to learn the search (1 when learnt
  * before), then either per-profile searches or one read of the whole list, whichever is proven and cheaper.
  */
-function finderOf(
-	ctx: IExecuteFunctions,
-	base: Pick<ApiRequest, 'resource' | 'transport'>,
-	items: number,
-	field: string,
-): () => Promise<Finder> {
+function finderOf(pipeline: Pipeline, items: number, field: string): () => Promise<Finder> {
 	let finder: Promise<Finder> | undefined;
-	const list: ApiRequest = { ...base, method: 'GET', path: '/leads', safeToRepeat: true };
+	const list: RunRequest = { method: 'GET', path: '/leads', safeToRepeat: true };
 
 	const firstPage = async (): Promise<FirstPage> => {
-		const { data, meta } = await apiRequest(ctx, {
+		const { data, total } = await pipeline.send({
 			...list,
-			qs: { page: 1, per_page: LARGE_PAGE_SIZE },
+			qs: { page: 1, per_page: pipeline.largePage },
 		});
-		return { items: asItems(data), total: metaCount(meta?.total) };
+		return { items: asItems(data), total };
 	};
 
 	/**
@@ -140,19 +131,19 @@ function finderOf(
 		const target = first.items.find((lead) => profileKey(lead[field]) !== undefined);
 		if (!target || first.items.length < 2) return undefined;
 		const key = profileKey(target[field])!;
-		const { data, meta } = await apiRequest(ctx, {
+		const { data, total } = await pipeline.send({
 			...list,
-			qs: { search: key.toUpperCase(), page: 1, per_page: LARGE_PAGE_SIZE },
+			qs: { search: key.toUpperCase(), page: 1, per_page: pipeline.largePage },
 		});
 		const found = asItems(data);
 		const hit = found.some((lead) => profileKey(lead[field]) === key);
 		// A search the server ignores answers the whole list: as many as the list (page 1 asked the same size).
-		const fewer = (metaCount(meta?.total) ?? found.length) < (first.total ?? first.items.length);
+		const fewer = (total ?? found.length) < (first.total ?? first.items.length);
 		return hit && fewer;
 	};
 
 	const build = async (): Promise<Finder> => {
-		const key = await windowKeyOf(ctx);
+		const key = await pipeline.credentialKey();
 		let proven = learnt(key);
 		let first: FirstPage | undefined;
 		if (proven !== false) {
@@ -174,7 +165,7 @@ function finderOf(
 					: Math.ceil(first.total / Math.max(1, first.items.length)) + 1;
 			if (items <= pages) return { kind: 'search' };
 		}
-		return indexed(await readList(ctx, list), field);
+		return indexed(await pipeline.readAll(list), field);
 	};
 
 	return () => (finder ??= build());
@@ -187,8 +178,8 @@ function finderOf(
  */
 export function upsertRun(settings: UpsertSettings): OperationRun {
 	const { body: bodyOf, profileField: field, label } = settings;
-	return (ctx, { request: base, items }) => {
-		const finder = finderOf(ctx, base, items, field);
+	return ({ node, pipeline, items }) => {
+		const finder = finderOf(pipeline, items, field);
 		// Per profile, the last item started: a later item with that profile waits for it and takes its lead
 		// (no second lookup, which a list lagging behind its writes could answer without it). One entry per
 		// profile of this execution, dropped with it.
@@ -197,8 +188,7 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 		const lookUp = async (key: string, itemIndex: number): Promise<IDataObject[]> => {
 			const found = await finder();
 			if (found.kind === 'list') return found.byProfile.get(key) ?? [];
-			const matches = await readList(ctx, {
-				...base,
+			const matches = await pipeline.readAll({
 				method: 'GET',
 				path: '/leads',
 				qs: { search: key },
@@ -219,7 +209,7 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 			const itemIndex = parameters.getItemIndex();
 			if (previous && 'failed' in previous) {
 				throw new NodeOperationError(
-					ctx.getNode(),
+					node,
 					`Not sent: item ${previous.failed + 1} with the same ${label} failed`,
 					{
 						description:
@@ -232,7 +222,7 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 			if (matches.length > 1) {
 				const ids = matches.map((lead) => String(lead.id)).join(', ');
 				throw new NodeOperationError(
-					ctx.getNode(),
+					node,
 					`${matches.length} leads already have this ${label}: ${ids}`,
 					{
 						description:
@@ -241,10 +231,10 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 					},
 				);
 			}
-			const request = { ...base, itemIndex };
+			const request = { itemIndex };
 			if (!matches.length) {
 				wrote();
-				const { data } = await apiRequest(ctx, {
+				const { data } = await pipeline.send({
 					...request,
 					method: 'POST',
 					path: '/leads',
@@ -257,7 +247,7 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 			const changes = differences(lead, body, field);
 			if (!Object.keys(changes).length) return { lead, outcome: 'unchanged' };
 			const id = String(lead.id);
-			const { data } = await apiRequest(ctx, {
+			const { data } = await pipeline.send({
 				...request,
 				method: 'PATCH',
 				path: `/leads/${encodeURIComponent(id)}`,

@@ -1,5 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import type { ApiRequest } from '../transport/request';
+import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 import type { ItemParameters } from '../shared/parameters';
 
 /**
@@ -9,19 +8,50 @@ import type { ItemParameters } from '../shared/parameters';
  */
 export type RequestPart = (ctx: ItemParameters) => IDataObject;
 
+/** A request of an operation's own run; routing adds the resource and the user's Request Options. */
+export interface RunRequest {
+	method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+	/** Below /api/v1; ids already URL-encoded. */
+	path: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+	/** The id the request is about, for error messages. */
+	id?: string;
+	itemIndex?: number;
+	/** Whether a 5xx or a lost answer may be retried: true only when repeating it cannot do anything twice. */
+	safeToRepeat: boolean;
+}
+
+/**
+ * The one request pipeline (pacing, retries, errors) as an operation's own run sees it. Routing passes
+ * it in: resources describe, they never send anything themselves.
+ */
+export interface Pipeline {
+	/** One request: its data, and `meta.total` when the server gives a usable count. */
+	send(request: RunRequest): Promise<{ data: unknown; total?: number }>;
+	/** Every item of a list endpoint, all pages read the way Return All reads them. */
+	readAll(request: RunRequest): Promise<IDataObject[]>;
+	/** The credential's rate-limit window key (a hash, never the API key), for what is learnt per server. */
+	credentialKey(): Promise<string | undefined>;
+	/** The page size to ask for when one page should hold as much as the server gives. */
+	largePage: number;
+}
+
 /** One input item of an operation that runs its own requests: its output objects (usually one). */
 export type ItemRun = (parameters: ItemParameters) => Promise<IDataObject[]>;
 
 /**
  * An operation that needs more than one request per item, or state shared by the items of one execution
  * (e.g. Create or Update: one index of the existing leads for every item). Called once per execution; the
- * returned function is called for each item, in input order, and items may overlap. Every request still
- * goes through the one pipeline (apiRequest, readList). Nothing it keeps may outlive the execution.
+ * returned function is called for each item, in input order, and items may overlap. Every request goes
+ * through `pipeline`. Nothing it keeps may outlive the execution, except what it learns per server.
  */
-export type OperationRun = (
-	ctx: IExecuteFunctions,
-	execution: { request: Pick<ApiRequest, 'resource' | 'transport'>; items: number },
-) => ItemRun;
+export type OperationRun = (execution: {
+	node: INode;
+	pipeline: Pipeline;
+	/** How many input items the execution has. */
+	items: number;
+}) => ItemRun;
 
 interface OperationBase {
 	/** The option as the editor lists it (`value` is stored in users' workflows: never rename it). */

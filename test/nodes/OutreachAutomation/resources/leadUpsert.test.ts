@@ -26,7 +26,7 @@ const UPSERT = {
 const profile = (i: number) => `https://www.linkedin.com/in/lead-${i}-profile`;
 
 interface Item extends IDataObject {
-	url?: unknown;
+	url?: string;
 	first?: string;
 	company?: string;
 	title?: string;
