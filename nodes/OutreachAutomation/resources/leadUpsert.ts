@@ -6,7 +6,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ItemParameters } from '../shared/parameters';
-import { invalid } from '../shared/parameters';
+import { describe, invalid } from '../shared/parameters';
 import type { OperationRun, Pipeline, RequestPart, RunRequest } from './table';
 
 export type Outcome = 'created' | 'updated' | 'unchanged';
@@ -275,9 +275,11 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 						'Create or Update finds the lead by it: fill it with the address of the LinkedIn profile.',
 					);
 				}
+				if (typeof raw !== 'string')
+					invalid(parameters, `${label} must be text, not ${describe(raw)}`);
 				invalid(
 					parameters,
-					`${label} "${String(raw)}" is not a profile address`,
+					`${label} "${raw}" is not a profile address`,
 					'Use the full address of the profile, e.g. https://www.linkedin.com/in/ada-lovelace',
 				);
 			}
