@@ -264,7 +264,7 @@ export const lead = defineResource({
 			action: 'Create a lead',
 			description: 'Create a new lead',
 			toolDescription:
-				'Creates a new lead in Outreach Automation from a first name, last name, company, title and/or LinkedIn profile URL (at least one). Returns the created lead as JSON, with its ID. Side effect: adds a lead to the account; calling it twice creates two leads.',
+				'Creates a new lead in Outreach Automation from a first name, last name, company, title and/or LinkedIn profile URL (at least one). Returns the created lead as JSON, with its ID. Side effect: adds a lead to the account; calling it twice creates two leads (use Create or Update to avoid that).',
 			method: 'POST',
 			path: '/leads',
 			body: createBody,
