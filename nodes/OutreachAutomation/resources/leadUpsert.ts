@@ -40,7 +40,10 @@ export function profileKey(raw: unknown): string | undefined {
 
 // ---- what a server's search covers, learnt once per credential
 
-/** Whether searching a profile's address (host and path) is proven to find that lead, per credential. */
+/**
+ * Whether searching a profile's address (host and path) found that lead, per credential. Only a "no" is
+ * relied on (for an hour): it saves the two requests that learn it.
+ */
 const searchFindsProfiles = new Map<string, { proven: boolean; at: number }>();
 const LEARNT_KEPT = 1000;
 /** Learnt again after this long: a server's search can change with its version. */
@@ -108,8 +111,9 @@ interface UpsertSettings {
 type Previous = { lead: IDataObject } | { failed: number } | undefined;
 
 /**
- * The execution's finder, built on first use with at most 2 requests to learn the search (1 when learnt
- * before), then either per-profile searches or one read of the whole list, whichever is proven and cheaper.
+ * The execution's finder, built on first use with at most 2 requests to learn the search (none when it is
+ * known not to find profiles), then either per-profile searches or one read of the whole list, whichever
+ * is proven and cheaper.
  */
 function finderOf(pipeline: Pipeline, items: number, field: string): () => Promise<Finder> {
 	let finder: Promise<Finder> | undefined;
@@ -144,19 +148,17 @@ function finderOf(pipeline: Pipeline, items: number, field: string): () => Promi
 
 	const build = async (): Promise<Finder> => {
 		const key = await pipeline.credentialKey();
-		let proven = learnt(key);
-		let first: FirstPage | undefined;
-		if (proven !== false) {
-			first = await firstPage();
-			// The whole list in one page (and the total says so): nothing else to read.
-			if (!first.items.length || (first.total !== undefined && first.items.length >= first.total))
-				return indexed(first.items, field);
-			if (proven === undefined) {
-				proven = await learn(first);
-				if (proven !== undefined) remember(key, proven);
-			}
-		}
-		if (proven && first) {
+		// A search known not to find profiles: straight to the list. A search that did is checked again
+		// (one request, within the +2): a server whose search stopped covering profiles must not make
+		// every lookup come back empty.
+		if (learnt(key) === false) return indexed(await pipeline.readAll(list), field);
+		const first = await firstPage();
+		// The whole list in one page (and the total says so): nothing else to read.
+		if (!first.items.length || (first.total !== undefined && first.items.length >= first.total))
+			return indexed(first.items, field);
+		const proven = await learn(first);
+		if (proven !== undefined) remember(key, proven);
+		if (proven) {
 			// Per-profile searches cost one request per item; the list ceil(M / P) + 1. Without a total the
 			// list's length is unknown: searches, whose cost is known.
 			const pages =
