@@ -243,7 +243,25 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 					body,
 					safeToRepeat: false,
 				});
-				return { lead: (data ?? body) as IDataObject, outcome: 'created' };
+				const lead = data as IDataObject | null | undefined;
+				if (
+					typeof lead !== 'object' ||
+					lead === null ||
+					lead.id === undefined ||
+					lead.id === null
+				) {
+					// Without its ID a later item with this profile could not update it.
+					throw new NodeOperationError(
+						node,
+						'The Outreach Automation API confirmed the request but sent no lead data',
+						{
+							description:
+								'The lead was probably created. Run the workflow again: Create or Update finds it by its LinkedIn Profile URL.',
+							itemIndex,
+						},
+					);
+				}
+				return { lead, outcome: 'created' };
 			}
 			const [lead] = matches;
 			const changes = differences(lead, body, field);

@@ -258,6 +258,28 @@ describe('Lead > Create or Update', () => {
 	describe('bad input', () => {
 		beforeEach(() => sandbox.reset(EMPTY));
 
+		it('a create answered without the lead fails that item, and a later item with the profile is not sent (no second create)', async () => {
+			sandbox.addFault({ method: 'POST', path: '/api/v1/leads', kind: 'no-data' });
+			const log = since();
+			const { items } = await runNode(
+				creds('upsert-input'),
+				UPSERT,
+				[
+					{ url: profile(1), first: 'One' },
+					{ url: `${profile(1)}/`, first: 'Again' },
+					{ url: profile(2), first: 'Two' },
+				],
+				{ continueOnFail: true },
+			);
+			expect(items.map((item) => item.json.outcome ?? item.json.error)).toEqual([
+				'The Outreach Automation API confirmed the request but sent no lead data',
+				'Not sent: item 1 with the same LinkedIn Profile URL failed',
+				'created',
+			]);
+			expect(log().filter((r) => r.method === 'POST')).toHaveLength(2);
+			expect(leadsWith(profile(1))).toHaveLength(1);
+		});
+
 		it('an item without a profile URL, or with one that is not a profile address, fails before any request; Continue On Fail gives error items and the others go on', async () => {
 			const bad: Item[] = [
 				{ first: 'NoUrl' },
