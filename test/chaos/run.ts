@@ -375,7 +375,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 		}
 		const stats = sandbox.stats();
 		figures.duplicateCreates = stats.duplicateCreates;
-		figures.duplicateProfiles = duplicateProfiles(sandbox, options.seed);
+		const twice = duplicateProfiles(sandbox, options.seed);
+		figures.duplicateProfiles = twice.length;
+		for (const text of twice) example(`lead.upsert: profile held twice ${text}`);
 		figures.requests = stats.requests;
 		figures.faultsInjected = stats.faultsInjected;
 		figures.rateLimited = stats.rateLimited;

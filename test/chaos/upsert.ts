@@ -41,13 +41,17 @@ export function upsertOp(seed: number, random: Random, tag: () => string) {
 	};
 }
 
-/** Profiles of the pool held by more than one lead at the end of the run. */
-export function duplicateProfiles(sandbox: Sandbox, seed: number): number {
-	const count = new Map<string, number>();
+/** Profiles of the pool held by more than one lead at the end of the run, each with its leads. */
+export function duplicateProfiles(sandbox: Sandbox, seed: number): string[] {
+	const leads = new Map<string, string[]>();
 	const pool = new RegExp(`/in/(chaos-${seed}-\\d+-\\d+-profile)`, 'i');
 	for (const lead of sandbox.store.leads.values()) {
 		const match = pool.exec(lead.linkedin_url ?? '');
-		if (match) count.set(match[1].toLowerCase(), (count.get(match[1].toLowerCase()) ?? 0) + 1);
+		if (!match) continue;
+		const key = match[1].toLowerCase();
+		leads.set(key, [...(leads.get(key) ?? []), `${lead.id} (${lead.title}, ${lead.created_at})`]);
 	}
-	return [...count.values()].filter((n) => n > 1).length;
+	return [...leads]
+		.filter(([, held]) => held.length > 1)
+		.map(([key, held]) => `${key}: ${held.join('; ')}`);
 }

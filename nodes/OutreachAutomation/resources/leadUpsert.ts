@@ -106,7 +106,7 @@ interface UpsertSettings {
 
 /**
  * A previous item with the same profile, as the next one sees it: the lead it left, or the item whose
- * create failed (the lead may exist or not). Undefined: it failed before creating; look up again.
+ * create failed (the lead may exist or not). Undefined: none before it knew the lead; look it up.
  */
 type Previous = { lead: IDataObject } | { failed: number } | undefined;
 
@@ -309,9 +309,10 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 			let writing = false;
 			const wrote = () => (writing = true);
 			const done = (async () => write(parameters, key, body, await before, wrote))();
+			// Failed without creating (a lookup or an update failed): the next item sees what this one saw.
 			const next: Promise<Previous> = done.then(
 				({ lead }) => ({ lead }),
-				() => (writing ? { failed: itemIndex } : undefined),
+				async () => (writing ? { failed: itemIndex } : await before),
 			);
 			queues.set(key, next);
 			const { lead, outcome } = await done;

@@ -258,6 +258,25 @@ describe('Lead > Create or Update', () => {
 	describe('bad input', () => {
 		beforeEach(() => sandbox.reset(EMPTY));
 
+		it('three items of one profile, the update of the second failing: the third updates the lead the first created (no second create)', async () => {
+			sandbox.addFault({ method: 'PATCH', path: '/api/v1/leads/*', status: 422 });
+			const { items } = await runNode(
+				creds('upsert-input'),
+				UPSERT,
+				[
+					{ url: profile(3), first: 'First' },
+					{ url: profile(3), first: 'Second' },
+					{ url: profile(3), first: 'Third' },
+				],
+				{ continueOnFail: true },
+			);
+			expect(items[0].json.outcome).toBe('created');
+			expect(items[1].json.error).toBeDefined();
+			expect(items[2].json).toMatchObject({ outcome: 'updated', id: items[0].json.id });
+			expect(leadsWith(profile(3))).toHaveLength(1);
+			expect(leadsWith(profile(3))[0].first_name).toBe('Third');
+		});
+
 		it('a create answered without the lead fails that item, and a later item with the profile is not sent (no second create)', async () => {
 			sandbox.addFault({ method: 'POST', path: '/api/v1/leads', kind: 'no-data' });
 			const log = since();
