@@ -149,6 +149,34 @@ describe('MCP: every tool call has its effect at the sandbox exactly once', () =
 		});
 	});
 
+	it('Create or update a lead: called twice with the same profile, one lead, written once', async () => {
+		const args = {
+			firstName: 'Grace',
+			lastName: 'Hopper',
+			company: 'Navy',
+			linkedinUrl: 'https://www.linkedin.com/in/grace-mcp',
+		};
+		const first = await call('Create or update a lead', args);
+		expect(first.isError).toBe(false);
+		const writes = (outcome: typeof first) =>
+			outcome.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+		expect(writes(first)).toEqual(['POST /api/v1/leads']);
+		const [created] = items(first.text);
+		expect(created).toMatchObject({ outcome: 'created', first_name: 'Grace' });
+
+		const second = await call('Create or update a lead', {
+			...args,
+			linkedinUrl: 'http://linkedin.com/in/Grace-MCP/',
+		});
+		expect(second.isError).toBe(false);
+		expect(writes(second)).toEqual([]);
+		expect(items(second.text)[0]).toMatchObject({ outcome: 'unchanged', id: created.id });
+		const graces = [...world.sandbox.store.leads.values()].filter(
+			(lead) => lead.linkedin_url === args.linkedinUrl,
+		);
+		expect(graces).toHaveLength(1);
+	});
+
 	it('Get a lead: one GET, the lead as JSON', async () => {
 		const outcome = await call('Get a lead', { leadId });
 		expect(outcome.isError).toBe(false);

@@ -20,6 +20,7 @@
  *   (variants.ts holds their server settings and sizes)
  *   9   drain: Trigger, a 20,000 / 4,000 message backlog drained over several polls (test/bench/drain.ts)
  *   10  processes: Lead > Create shared by 1, 2 and 4 separate processes on one key (test/bench/processes.ts)
+ *   11  upsert: Lead > Create or Update, 500 / 100 items against 10,000 / 2,000 leads, then again (upsert.ts)
  */
 import { drain } from './drain';
 import type { Scenario } from './figures';
@@ -27,6 +28,7 @@ import { coarse, create, get, headerless } from './items';
 import { bigPages, getAll, http } from './lists';
 import { processes } from './processes';
 import { trigger } from './trigger';
+import { upsert } from './upsert';
 
 export const SCENARIOS: Scenario[] = [
 	bigPages, // before getAll: the node remembers the page size a server served
@@ -34,6 +36,7 @@ export const SCENARIOS: Scenario[] = [
 	http,
 	create,
 	get,
+	upsert,
 	trigger,
 	coarse,
 	headerless, // after the other action scenarios: the node keeps the pace it learnt here

@@ -148,6 +148,22 @@ export function benchCases(baseUrl: string, intervalMs: number) {
 				{ onError: 'continueRegularOutput' },
 			),
 		]),
+		upsert: webhookCase('benchLeadUpsert', 'bench-lead-upsert', [
+			splitOut('body.items', [220, 0]),
+			outreachNode(
+				{
+					resource: 'lead',
+					operation: 'upsert',
+					linkedinUrl: expr('$json.url'),
+					firstName: expr('$json.first'),
+					lastName: expr('$json.last'),
+					company: expr('$json.company'),
+					title: expr('$json.title'),
+				},
+				[440, 0],
+				{ onError: 'continueRegularOutput' },
+			),
+		]),
 		get: webhookCase('benchLeadGet', 'bench-lead-get', [
 			splitOut('body.items', [220, 0]),
 			outreachNode(

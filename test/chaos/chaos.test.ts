@@ -17,6 +17,7 @@ describe('chaos', () => {
 		expect(f.examples).toEqual([]);
 		expect({
 			duplicateCreates: f.duplicateCreates,
+			duplicateProfiles: f.duplicateProfiles,
 			lostItems: f.lostItems,
 			duplicatedItems: f.duplicatedItems,
 			triggerDuplicates: f.triggerDuplicates,
@@ -25,6 +26,7 @@ describe('chaos', () => {
 			typeErrors: f.typeErrors,
 		}).toEqual({
 			duplicateCreates: 0,
+			duplicateProfiles: 0,
 			lostItems: 0,
 			duplicatedItems: 0,
 			triggerDuplicates: 0,

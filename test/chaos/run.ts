@@ -18,6 +18,7 @@ import { resetRateLimitState } from '../../nodes/OutreachAutomation/transport/pa
 import { Random } from '../sandbox/random';
 import type { SandboxConfig } from '../sandbox/schemas';
 import { startSandbox, type Sandbox } from '../sandbox/server';
+import { duplicateProfiles, upsertOp } from './upsert';
 
 export interface ChaosOptions {
 	/** Operations (input items) to run in all. */
@@ -41,6 +42,8 @@ export interface ChaosFigures {
 	/** Failed items whose message is not one of ours (a raw exception, an empty message...). */
 	failedUnclearly: number;
 	duplicateCreates: number;
+	/** Create or Update: profiles held by more than one lead after re-runs of half-failed batches. */
+	duplicateProfiles: number;
 	returnAllRuns: number;
 	lostItems: number;
 	duplicatedItems: number;
@@ -81,14 +84,17 @@ const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 
 /** Messages that are the node's own (they say what happened and what to do), not raw exceptions. */
 const CLEAR =
-	/Outreach Automation|The service|rejected the request|was not found|Nothing was changed|rate limit|Rate limit|Could not reach|not an Outreach Automation API response|check before running it again|reported an error|sent no .* data|unavailable|refused/;
+	/Outreach Automation|The service|rejected the request|Not sent: item|leads already have this|was not found|Nothing was changed|rate limit|Rate limit|Could not reach|not an Outreach Automation API response|check before running it again|reported an error|sent no .* data|unavailable|refused/;
 const TYPE_ERROR =
 	/TypeError|Cannot read propert|is not a function|is not iterable|undefined is not|Maximum call stack/;
 
 type Op = {
 	name: string;
 	/** Builds the parameters and input items of one execution of `count` items. */
-	build(count: number): { parameters: INodeParameters; inputs: IDataObject[]; deletes?: string[] };
+	build(
+		count: number,
+		slot: number,
+	): { parameters: INodeParameters; inputs: IDataObject[]; deletes?: string[] };
 	returnAll?: 'leads' | 'campaigns' | 'messages';
 };
 
@@ -223,6 +229,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 				inputs: perItem(n, () => ({ lead: anyOf(leadIds()), body: `Hello ${tag()}` })),
 			}),
 		},
+		upsertOp(options.seed, random, tag),
 		{
 			name: 'message.get',
 			build: (n) => ({
@@ -246,6 +253,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 		failedClearly: 0,
 		failedUnclearly: 0,
 		duplicateCreates: 0,
+		duplicateProfiles: 0,
 		returnAllRuns: 0,
 		lostItems: 0,
 		duplicatedItems: 0,
@@ -270,8 +278,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 			resource === 'leads' ? leadIds() : resource === 'campaigns' ? campaignIds() : messageIds(),
 		);
 
-	const runOne = async (op: Op, count: number, deletedInRound: Set<string>) => {
-		const { parameters, inputs, deletes } = op.build(count);
+	const runOne = async (op: Op, count: number, deletedInRound: Set<string>, slot: number) => {
+		const { parameters, inputs, deletes } = op.build(count, slot);
 		for (const id of deletes ?? []) deletedInRound.add(id);
 		const before = op.returnAll ? snapshot(op.returnAll) : undefined;
 		const churnBefore = sandbox.churnLog().events.length;
@@ -359,7 +367,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 				const left = options.operations - figures.operations;
 				if (left <= 0) break;
 				const count = Math.max(1, Math.min(left, 1 + Math.floor(random.next() * itemsPerRun)));
-				round.push(runOne(pick(ops), count, deletedInRound));
+				round.push(runOne(pick(ops), count, deletedInRound, i));
 			}
 			await Promise.all(round);
 			await poll();
@@ -367,6 +375,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 		}
 		const stats = sandbox.stats();
 		figures.duplicateCreates = stats.duplicateCreates;
+		const twice = duplicateProfiles(sandbox, options.seed);
+		figures.duplicateProfiles = twice.length;
+		for (const text of twice) example(`lead.upsert: profile held twice ${text}`);
 		figures.requests = stats.requests;
 		figures.faultsInjected = stats.faultsInjected;
 		figures.rateLimited = stats.rateLimited;
@@ -421,6 +432,7 @@ export async function main(): Promise<void> {
 		['failed with a clear error', f.failedClearly],
 		['failed without a clear error', f.failedUnclearly],
 		['duplicate creates/sends (sandbox duplicateCreates)', f.duplicateCreates],
+		['profiles held by two leads after Create or Update', f.duplicateProfiles],
 		['Return All runs', f.returnAllRuns],
 		['lost list items', f.lostItems],
 		['duplicated list items', f.duplicatedItems],
@@ -438,6 +450,7 @@ export async function main(): Promise<void> {
 	for (const text of f.examples) console.log(`  e.g. ${text}`);
 	const bad =
 		f.duplicateCreates +
+		f.duplicateProfiles +
 		f.lostItems +
 		f.duplicatedItems +
 		f.triggerDuplicates +

@@ -21,7 +21,7 @@ const LEAD_NODE = 'Create or update lead';
 const CAMPAIGN_NODE = 'Create or reuse campaign';
 const START_NODE = 'Start campaign';
 
-describe.skip('the sync example run twice (enable once Lead > Create or Update is merged)', () => {
+describe('the sync example run twice', () => {
 	let world: LightWorld | undefined;
 	let workflowId: string;
 

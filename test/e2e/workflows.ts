@@ -61,8 +61,16 @@ function actionCase(
 	};
 }
 
-/** Webhook -> Split Out(body.items) -> Outreach Automation(parameters), with Continue On Fail. */
-function perItemCase(id: string, path: string, parameters: Parameters): ActionCase {
+/**
+ * Webhook -> Split Out(body.items) -> Outreach Automation(parameters), by default with Continue On Fail
+ * (`settings` {}: an item's error fails the execution).
+ */
+function perItemCase(
+	id: string,
+	path: string,
+	parameters: Parameters,
+	settings: Partial<NodeJson> = { onError: 'continueRegularOutput' },
+): ActionCase {
 	const split: NodeJson = {
 		id: randomUUID(),
 		name: 'Split Out',
@@ -71,11 +79,7 @@ function perItemCase(id: string, path: string, parameters: Parameters): ActionCa
 		position: [220, 0],
 		parameters: { fieldToSplitOut: 'body.items', options: {} },
 	};
-	const nodes = [
-		webhookNode(path),
-		split,
-		outreachNode(parameters, [440, 0], { onError: 'continueRegularOutput' }),
-	];
+	const nodes = [webhookNode(path), split, outreachNode(parameters, [440, 0], settings)];
 	return { id, path, workflow: workflow(id, `e2e: ${path}`, nodes) };
 }
 
@@ -221,6 +225,19 @@ export const CASES = {
 		filters: {},
 	}),
 
+	// One item per entry of body.items (a profile each); no Continue On Fail: one failed create fails the
+	// execution, for n8n's Retry.
+	leadUpsertBatch: perItemCase(
+		'e2eLeadUpsertBatch',
+		'lead-upsert-batch',
+		{
+			resource: 'lead',
+			operation: 'upsert',
+			linkedinUrl: expr('$json.url'),
+			firstName: expr('$json.first'),
+		},
+		{},
+	),
 	// Continue On Fail: one item per entry of body.items, a failing item becomes an error item.
 	leadGetEach: perItemCase('e2eLeadGetEach', 'lead-get-each', {
 		resource: 'lead',

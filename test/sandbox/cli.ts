@@ -199,6 +199,12 @@ const FLAGS: Flag[] = [
 		help: 'error bodies echo the API key and Authorization header',
 	},
 	{
+		name: 'search-scope',
+		key: 'searchScope',
+		kind: 'string',
+		help: 'what search on GET /leads looks in: names | record | ignored',
+	},
+	{
 		name: 'after-429-rate',
 		key: 'after429Rate',
 		kind: 'number',

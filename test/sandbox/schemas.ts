@@ -30,6 +30,9 @@ export const FAULT_KINDS = [
 	'slow',
 ] as const;
 export const META_STYLES = ['full', 'absent'] as const;
+/** What `search` on GET /leads looks in: names (first/last name, company, title), the whole record, or nothing. */
+export const SEARCH_SCOPES = ['names', 'record', 'ignored'] as const;
+export type SearchScope = (typeof SEARCH_SCOPES)[number];
 export const META_TOTALS = ['exact', 'absent', 'string', 'negative', 'low', 'high'] as const;
 export const META_PER_PAGES = ['used', 'requested', 'absent', 'string'] as const;
 export const PER_PAGE_OVER_MAX = ['clamp', 'reject-400', 'reject-422'] as const;
@@ -282,6 +285,7 @@ export const ConfigSchema = z
 		errorStyle: z.enum(ERROR_STYLES),
 		echoSecrets: z.boolean(),
 		after429Rate: rate,
+		searchScope: z.enum(SEARCH_SCOPES),
 	})
 	.strict();
 export type SandboxConfig = z.infer<typeof ConfigSchema>;
@@ -318,6 +322,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
 	errorStyle: 'envelope',
 	echoSecrets: false,
 	after429Rate: 0,
+	searchScope: 'names',
 };
 
 /** How much demo data to generate; `seed` seeds the PRNG (same seed, same data). */

@@ -1,5 +1,5 @@
 /** The in-memory data of the sandbox: leads, campaigns and messages, with the queries the handlers need. */
-import type { CampaignInput, LeadInput, SeedInput } from './schemas';
+import type { CampaignInput, LeadInput, SearchScope, SeedInput } from './schemas';
 import { Random } from './random';
 import { generateSeedData } from './seed';
 import type {
@@ -119,17 +119,28 @@ export class Store {
 		return updated;
 	}
 
-	findLeads(filter: { search?: string; campaign_id?: string }): Lead[] {
+	/**
+	 * `search` looks, case-insensitively, in the names (first/last name, company, title), the whole record
+	 * (every field's value, the profile URL and custom fields included), or nowhere (ignored).
+	 */
+	findLeads(
+		filter: { search?: string; campaign_id?: string },
+		scope: SearchScope = 'names',
+	): Lead[] {
 		let leads = [...this.leads.values()];
 		if (filter.campaign_id !== undefined) {
 			const campaign = this.campaigns.get(filter.campaign_id);
 			leads = campaign ? this.leadsOf(campaign, leads) : [];
 		}
-		if (filter.search) {
+		if (filter.search && scope !== 'ignored') {
 			const needle = filter.search.toLowerCase();
+			const searched = (l: Lead): unknown[] =>
+				scope === 'record' ? Object.values(l) : [l.first_name, l.last_name, l.company, l.title];
 			leads = leads.filter((l) =>
-				[l.first_name, l.last_name, l.company, l.title].some((v) =>
-					v.toLowerCase().includes(needle),
+				searched(l).some(
+					(v) =>
+						(typeof v === 'string' || typeof v === 'number') &&
+						String(v).toLowerCase().includes(needle),
 				),
 			);
 		}

@@ -23,6 +23,7 @@ import { OWNER, startUiWorld, stopUiWorld, type UiWorld } from './world';
 
 const LEAD_ACTIONS = [
 	'Create a lead',
+	'Create or update a lead',
 	'Delete a lead',
 	'Get a lead',
 	'Get many leads',
@@ -39,6 +40,8 @@ const CAMPAIGN_ACTIONS = [
 const MESSAGE_ACTIONS = ['Get a message', 'Get many messages', 'Send a message'];
 const LEAD_OPERATIONS = {
 	Create: 'Create a new lead',
+	'Create or Update':
+		'Create a new record, or update the current one if it already exists (upsert)',
 	Delete: 'Delete a lead',
 	Get: 'Get a lead by ID',
 	'Get Many': 'List leads, optionally filtered by search text or campaign',
@@ -214,7 +217,7 @@ describe('in the editor', () => {
 		await page.keyboard.type('outreach');
 		await creatorItem('Outreach Automation').click();
 		const creator = nodeCreator();
-		await creator.getByText('Actions (14)').waitFor();
+		await creator.getByText('Actions (15)').waitFor();
 		await expectVisibleTexts(creator, [
 			'CAMPAIGN ACTIONS',
 			'LEAD ACTIONS',
@@ -228,7 +231,7 @@ describe('in the editor', () => {
 			'Starts a workflow on each new message',
 			'manages leads, campaigns and messages',
 		]);
-		// Tall enough for all fourteen actions in one picture.
+		// Tall enough for all fifteen actions in one picture.
 		await page.setViewportSize({ width: 1280, height: 1080 });
 		await screenshot(SHOTS.nodePanel);
 		await page.setViewportSize({ width: 1280, height: 800 });
@@ -248,7 +251,7 @@ describe('in the editor', () => {
 
 	it('runs Create Lead from the editor: the output shows the created lead', async () => {
 		const before = world.sandbox.store.leads.size;
-		await chooseOption('operation', /^Create/);
+		await chooseOption('operation', /^Create\s*Create a new lead/);
 		await expect(
 			ndv().getByTestId('parameter-input-firstName').locator('input').getAttribute('placeholder'),
 		).resolves.toBe('e.g. Ada');

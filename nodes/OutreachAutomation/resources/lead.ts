@@ -4,6 +4,7 @@ import type { ItemParameters } from '../shared/parameters';
 import { filtersCollection } from '../shared/filters';
 import { locator } from '../shared/locator';
 import { assignFilled, invalid, isPrototypeKey, param, requiredId } from '../shared/parameters';
+import { upsertRun } from './leadUpsert';
 import { defineResource, httpStatusOf, passOn, type ItemRun } from './table';
 
 /**
@@ -50,6 +51,22 @@ const leadFields: INodeProperties[] = [
 		placeholder: 'e.g. https://www.linkedin.com/in/ada-lovelace',
 		description: `The lead's profile address, sent as "${PROFILE_URL_FIELD}"`,
 	},
+];
+
+/**
+ * Create or Update's fields: Create's, with the profile address first and required, since leads are
+ * matched by it.
+ */
+const upsertFields: INodeProperties[] = [
+	...leadFields
+		.filter((field) => field.name === 'linkedinUrl')
+		.map((field) => ({
+			...field,
+			required: true,
+			description: `${field.description}. The lead with this profile is updated; without one, a lead is created.`,
+			hint: 'Leads are matched by this address, ignoring http/https, www., letter case, a trailing slash, query and fragment',
+		})),
+	...leadFields.filter((field) => field.name !== 'linkedinUrl'),
 ];
 
 /** Fields every lead write may add: list membership and any custom key. */
@@ -281,12 +298,30 @@ export const lead = defineResource({
 			action: 'Create a lead',
 			description: 'Create a new lead',
 			toolDescription:
-				'Creates a new lead in Outreach Automation from a first name, last name, company, title and/or LinkedIn profile URL (at least one). Returns the created lead as JSON, with its ID. Side effect: adds a lead to the account; calling it twice creates two leads.',
+				'Creates a new lead in Outreach Automation from a first name, last name, company, title and/or LinkedIn profile URL (at least one). Returns the created lead as JSON, with its ID. Side effect: adds a lead to the account; calling it twice creates two leads (use Create or Update to avoid that).',
 			method: 'POST',
 			path: '/leads',
 			body: createBody,
 			safeToRepeat: false,
 			fields: [...leadFields, additionalFields],
+		},
+		{
+			name: 'Create or Update',
+			value: 'upsert',
+			action: 'Create or update a lead',
+			description: 'Create a new record, or update the current one if it already exists (upsert)',
+			toolDescription:
+				'Creates a lead, or updates the existing lead with the same LinkedIn profile URL (required) so it is never added twice; prefer it over Create. Changes only the fields that differ; empty fields are left as they are. Returns the lead as JSON, with its ID and "outcome": "created", "updated" or "unchanged".',
+			method: 'POST',
+			path: '/leads',
+			body: createBody,
+			safeToRepeat: false,
+			fields: [...upsertFields, additionalFields],
+			runAll: upsertRun({
+				body: createBody,
+				profileField: PROFILE_URL_FIELD,
+				label: 'LinkedIn Profile URL',
+			}),
 		},
 		{
 			name: 'Delete',

@@ -45,6 +45,51 @@ export function httpStatusOf(error: unknown): number | undefined {
 	return Number.isInteger(status) ? status : undefined;
 }
 
+/** A request of an operation's own run; routing adds the resource and the user's Request Options. */
+export interface RunRequest {
+	method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+	/** Below /api/v1; ids already URL-encoded. */
+	path: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+	/** The id the request is about, for error messages. */
+	id?: string;
+	itemIndex?: number;
+	/** Whether a 5xx or a lost answer may be retried: true only when repeating it cannot do anything twice. */
+	safeToRepeat: boolean;
+}
+
+/**
+ * The one request pipeline (pacing, retries, errors) as an operation's own run sees it. Routing passes
+ * it in: resources describe, they never send anything themselves.
+ */
+export interface Pipeline {
+	/** One request: its data, and `meta.total` when the server gives a usable count. */
+	send(request: RunRequest): Promise<{ data: unknown; total?: number }>;
+	/** Every item of a list endpoint, all pages read the way Return All reads them. */
+	readAll(request: RunRequest): Promise<IDataObject[]>;
+	/** The credential's rate-limit window key (a hash, never the API key), for what is learnt per server. */
+	credentialKey(): Promise<string | undefined>;
+	/** The page size to ask for when one page should hold as much as the server gives. */
+	largePage: number;
+}
+
+/** One input item of an operation that runs its own requests: its output objects (usually one). */
+export type ItemRunner = (parameters: ItemParameters) => Promise<IDataObject[]>;
+
+/**
+ * An operation that needs more than one request per item, or state shared by the items of one execution
+ * (e.g. Create or Update: one index of the existing leads for every item). Called once per execution; the
+ * returned function is called for each item, in input order, and items may overlap. Every request goes
+ * through `pipeline`. Nothing it keeps may outlive the execution, except what it learns per server.
+ */
+export type OperationRun = (execution: {
+	node: INode;
+	pipeline: Pipeline;
+	/** How many input items the execution has. */
+	items: number;
+}) => ItemRunner;
+
 interface OperationBase {
 	/** The option as the editor lists it (`value` is stored in users' workflows: never rename it). */
 	value: string;
@@ -72,6 +117,11 @@ interface OperationBase {
 	 * row's single request, and returns the item's output. Without it, the row's request is sent as is.
 	 */
 	run?: (item: ItemRun) => Promise<IDataObject[]>;
+	/**
+	 * For an operation whose items share state within one execution (an index read once for all of
+	 * them): called once per execution instead of `run` and the row's request.
+	 */
+	runAll?: OperationRun;
 }
 
 /** A request that sends a body must say how it is built: a missing body is a type error. */
@@ -169,6 +219,8 @@ function checkTable(table: ResourceTable): void {
 		if (operation.list && operation.method !== 'GET')
 			problems.push(`${where}: a list is read with GET`);
 		if (operation.list && operation.run) problems.push(`${where}: a list has no run of its own`);
+		if (operation.list && operation.runAll) problems.push(`${where}: a list has no run of its own`);
+		if (operation.run && operation.runAll) problems.push(`${where}: run or runAll, not both`);
 		const bodyExpected = operation.method === 'POST' || operation.method === 'PATCH';
 		if (bodyExpected !== (typeof operation.body === 'function')) {
 			problems.push(`${where}: POST and PATCH need a body builder, GET and DELETE none`);

@@ -8,12 +8,13 @@ import type {
 import { NodeOperationError, UnexpectedError } from 'n8n-workflow';
 
 import { findOperation } from '../resources';
-import type { ItemRun, Operation, ResourceTable } from '../resources/table';
+import type { ItemRun, ItemRunner, Operation, Pipeline, ResourceTable } from '../resources/table';
 import { itemParameters, requiredId, type ItemParameters } from '../shared/parameters';
-import { readList } from '../transport/pages';
+import { LARGE_PAGE_SIZE } from '../transport/constants';
+import { metaCount, readList } from '../transport/pages';
 import { pause } from '../transport/pacing';
 import type { ApiRequest } from '../transport/request';
-import { apiRequest, cancelSignal } from '../transport/request';
+import { apiRequest, cancelSignal, windowKeyOf } from '../transport/request';
 import { redactedFailure, redactValue } from '../transport/redact';
 import { readRequestSettings, type RequestSettings } from './requestOptions';
 
@@ -74,13 +75,21 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	const settings = readRequestSettings(this);
 	const signal = cancelSignal(this);
 	const exclusive = keyedQueue();
+	// An operation with its own run gets it once for the execution: state shared by its items lives there.
+	const own = found.operation.runAll?.({
+		node: this.getNode(),
+		pipeline: pipelineFor(this, { resource: found.table.name, transport: settings.transport }),
+		items: inputs.length,
+	});
 	const results: Array<Promise<INodeExecutionData[]>> = [];
 	for (let itemIndex = 0; itemIndex < inputs.length; itemIndex++) {
 		if (settings.batchSize && itemIndex > 0 && itemIndex % settings.batchSize === 0) {
 			await pause(settings.batchInterval, signal);
 		}
 		if (signal?.aborted) break;
-		const running = runItem(this, found, settings, itemIndex, exclusive);
+		const running = own
+			? runOwn(this, own, itemIndex)
+			: runItem(this, found, settings, itemIndex, exclusive);
 		// Settled below in input order; a rejection must not go unhandled meanwhile.
 		running.catch(() => undefined);
 		results.push(running);
@@ -111,6 +120,31 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		throw new NodeOperationError(this.getNode(), 'The execution was cancelled');
 	}
 	return [output];
+}
+
+/** The one pipeline for an operation's own run, with the resource and Request Options of the node. */
+function pipelineFor(
+	ctx: IExecuteFunctions,
+	base: Pick<ApiRequest, 'resource' | 'transport'>,
+): Pipeline {
+	return {
+		send: async (request) => {
+			const { data, meta } = await apiRequest(ctx, { ...base, ...request });
+			return { data, total: metaCount(meta?.total) };
+		},
+		readAll: async (request) => await readList(ctx, { ...base, ...request }),
+		credentialKey: async () => await windowKeyOf(ctx),
+		largePage: LARGE_PAGE_SIZE,
+	};
+}
+
+async function runOwn(
+	ctx: IExecuteFunctions,
+	run: ItemRunner,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
+	const list = await run(itemParameters(ctx, itemIndex));
+	return list.map((json) => ({ json: redactValue(json, true) }));
 }
 
 async function runItem(

@@ -18,7 +18,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/server';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const CASES_PER_EXECUTION = 185;
-/** Executions per operation and parameter shape: 14 operations x 2 shapes x 185 = 5,180 cases. */
+/** Executions per operation and parameter shape: 15 operations x 2 shapes x 185 = 5,550 cases. */
 const EXECUTIONS = Math.max(1, Math.round(Number(process.env.FUZZ_CASES ?? 5180) / 5180));
 const TRIGGER_POLLS = 150;
 const KEY = 'fuzz-key-51c0ffee';
@@ -112,6 +112,8 @@ interface Operation {
 	method: string;
 	/** Paths it may also read with GET (an operation that checks before it writes). */
 	reads?: RegExp;
+	/** When the operation sends several kinds of request (Create or Update: GET, POST, PATCH). */
+	methods?: string[];
 	/** Words a refusal may name: field labels and parameter names. */
 	fields: string[];
 }
@@ -156,6 +158,25 @@ const OPERATIONS: Operation[] = [
 		operation: 'create',
 		method: 'POST',
 		endpoint: /^\/api\/v1\/leads$/,
+		parameters: (whole) => {
+			const { firstName, lastName, company, title, linkedinUrl, ...more } = leadValues('');
+			return {
+				firstName,
+				lastName,
+				company,
+				title,
+				linkedinUrl,
+				additionalFields: whole ? at('additionalFields') : more,
+			};
+		},
+		fields: LEAD_FIELDS,
+	},
+	{
+		resource: 'lead',
+		operation: 'upsert',
+		method: 'POST',
+		methods: ['GET', 'POST', 'PATCH'],
+		endpoint: new RegExp(`^/api/v1/leads(/${ID})?$`),
 		parameters: (whole) => {
 			const { firstName, lastName, company, title, linkedinUrl, ...more } = leadValues('');
 			return {
@@ -402,8 +423,9 @@ describe(`fuzz: hostile values into every parameter (seed ${SEED})`, () => {
 					const sent = sandbox.requests().slice(since);
 					tally.requests += sent.length;
 					for (const request of sent) {
+						const methods = op.methods ?? [op.method];
 						const read = request.method === 'GET' && op.reads?.test(request.path);
-						if (!read && (request.method !== op.method || !op.endpoint.test(request.path))) {
+						if (!read && (!methods.includes(request.method) || !op.endpoint.test(request.path))) {
 							tally.outside.push(`${_name}: ${request.method} ${request.path.slice(0, 80)}`);
 						}
 					}

@@ -62,6 +62,16 @@ const ONCE_ERRORS: Kind[] = [{ status: 500 }, { status: 503 }, { kind: 'drop' }]
 
 const OPERATIONS: Array<[string, string, INodeParameters, boolean]> = [
 	['lead', 'create', { firstName: 'Ada', additionalFields: {} }, false],
+	[
+		'lead',
+		'upsert',
+		{
+			linkedinUrl: 'https://www.linkedin.com/in/leak-test',
+			firstName: 'Ada',
+			additionalFields: {},
+		},
+		false,
+	],
 	['lead', 'get', { leadId: rl('ld_1') }, true],
 	['lead', 'getAll', { returnAll: true }, true],
 	['lead', 'update', { leadId: rl('ld_1'), updateFields: { company: 'X' } }, true],

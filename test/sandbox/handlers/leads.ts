@@ -15,7 +15,11 @@ function checkCampaign(state: SandboxState, input: LeadInput): void {
 export const leadRoutes = [
 	route('GET', '/leads', (ctx: Ctx) => {
 		const params = parseQuery(LeadListQuery, ctx.query);
-		const reply = paginate(ctx.state.store.findLeads(params), params, ctx.state.config);
+		const reply = paginate(
+			ctx.state.store.findLeads(params, ctx.state.config.searchScope),
+			params,
+			ctx.state.config,
+		);
 		return churnAfter(ctx, reply, 'leads', {
 			search: params.search,
 			campaign_id: params.campaign_id,
