@@ -16,6 +16,7 @@ import { pause } from '../transport/pacing';
 import type { ApiRequest } from '../transport/request';
 import { apiRequest, cancelSignal, windowKeyOf } from '../transport/request';
 import { redactedFailure, redactValue } from '../transport/redact';
+import { pacingHint } from '../transport/report';
 import { readRequestSettings, type RequestSettings } from './requestOptions';
 
 /**
@@ -119,6 +120,10 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	if (signal?.aborted) {
 		throw new NodeOperationError(this.getNode(), 'The execution was cancelled');
 	}
+	const hint = pacingHint(this);
+	// Shown with the node's output (n8n 1.x and 2.x both have it; guarded for anything older).
+	if (hint && typeof this.addExecutionHints === 'function')
+		this.addExecutionHints({ message: hint, type: 'info', location: 'outputPane' });
 	return [output];
 }
 

@@ -30,6 +30,7 @@ import {
 	rateLimitError,
 } from './errors';
 import { acquireSlot, cancelSlot, markExhausted, pause, releaseSlot, windowKey } from './pacing';
+import { gaveUpOnRateLimit, retriedAfter429, waitBegins, waitEnds } from './report';
 
 /** Every n8n context our nodes run requests from. */
 export type RequestContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
@@ -224,9 +225,13 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	};
 
 	for (let attempt = 1; ; attempt++) {
+		const waitStarted = Date.now();
+		waitBegins(ctx, key);
 		const slot = await acquireSlot(key, signal);
+		waitEnds(ctx, waitStarted, ctx.logger);
 		if (!slot) throw cancelledError(node, request, attempt > 1);
 		if (slot.tooLongUntil !== undefined) {
+			gaveUpOnRateLimit(ctx);
 			throw rateLimitError(node, slot.tooLongUntil, request, attempt - 1);
 		}
 		if (attempt === 1) {
@@ -291,9 +296,11 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 				rateLimited > RATE_LIMIT_MAX_RETRIES ||
 				rateLimitWaited + wait > RATE_LIMIT_MAX_TOTAL_WAIT_MS
 			) {
+				gaveUpOnRateLimit(ctx);
 				throw rateLimitError(node, until, request, attempt);
 			}
 			rateLimitWaited += wait;
+			retriedAfter429(ctx);
 			continue; // acquireSlot waits for the reset
 		}
 

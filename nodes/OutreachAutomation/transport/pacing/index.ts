@@ -142,6 +142,28 @@ export function peekMechanics(
 	};
 }
 
+/**
+ * What sets the pace of a key, in a user's words: its limit (and others sharing it), or a server that
+ * sends no rate-limit headers.
+ */
+export function describePace(name: string): string {
+	const window = keys.get(name)?.window;
+	if (!window) return "the API key's limit";
+	if (window.unpaced) {
+		const { budget, spanMs, learnt } = window.span;
+		return (
+			`a server that sends no rate-limit headers: about ${budget} requests per ${Math.round(spanMs / 1000)} s, ` +
+			(learnt ? 'learnt from its 429 answers' : 'as the API documents')
+		);
+	}
+	const others = Math.round(window.share.sharers) - 1;
+	const limit = window.limit ? ` of ${window.limit} requests per window` : '';
+	return (
+		`the API key's limit${limit}` +
+		(others >= 1 ? `, shared with about ${others} other process${others === 1 ? '' : 'es'}` : '')
+	);
+}
+
 /** For tests: how many windows are remembered. */
 export function rememberedWindows(): number {
 	return keys.size;
