@@ -20,6 +20,7 @@
  *   (variants.ts holds their server settings and sizes)
  *   9   drain: Trigger, a 20,000 / 4,000 message backlog drained over several polls (test/bench/drain.ts)
  *   10  processes: Lead > Create shared by 1, 2 and 4 separate processes on one key (test/bench/processes.ts)
+ *   11  volume: Lead > Create, 10,000 and 100,000 / 2,000 and 10,000 items in one execution (test/bench/volume.ts)
  *   11  upsert: Lead > Create or Update, 500 / 100 items against 10,000 / 2,000 leads, then again (upsert.ts)
  */
 import { drain } from './drain';
@@ -28,6 +29,7 @@ import { coarse, create, get, headerless } from './items';
 import { bigPages, getAll, http } from './lists';
 import { processes } from './processes';
 import { trigger } from './trigger';
+import { volume } from './volume';
 import { upsert } from './upsert';
 
 export const SCENARIOS: Scenario[] = [
@@ -41,5 +43,6 @@ export const SCENARIOS: Scenario[] = [
 	coarse,
 	headerless, // after the other action scenarios: the node keeps the pace it learnt here
 	processes, // its own sandbox and processes: n8n is not involved
+	volume, // its own sandbox and engine processes
 	drain, // last of all: it restarts n8n with the durable scheduler
 ];

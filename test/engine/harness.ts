@@ -59,10 +59,39 @@ class TestItems implements INodeType {
 	}
 }
 
+/**
+ * n8n's own cost for the same items, for the volume bench: reads the node's parameters for every item
+ * (evaluating their expressions, as our node does) and outputs the items, without any request.
+ */
+class TestNoOp implements INodeType {
+	description = {
+		displayName: 'Test No-Op',
+		name: 'testNoOp',
+		group: ['transform'],
+		version: 1,
+		description: 'Evaluates its parameters per item and passes the items on',
+		defaults: { name: 'No-Op' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [{ displayName: 'First Name', name: 'firstName', type: 'string', default: '' }],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		return [
+			items.map((item, i) => ({
+				json: { ...item.json, firstName: this.getNodeParameter('firstName', i) as string },
+				pairedItem: { item: i },
+			})),
+		];
+	}
+}
+
 const nodeTypeList: Record<string, INodeType> = {
 	outreachAutomation: new OutreachAutomation(),
 	outreachAutomationTrigger: new OutreachAutomationTrigger(),
 	testItems: new TestItems(),
+	testNoOp: new TestNoOp(),
 };
 // As n8n does when it loads a package: declarative nodes get "Request Options" (batching, timeout...).
 for (const nodeType of Object.values(nodeTypeList))
@@ -199,7 +228,12 @@ export async function runNode(
 	credentials: Credentials,
 	parameters: INodeParameters,
 	inputs: IDataObject[] = [{}],
-	options: { continueOnFail?: boolean; onStart?: (cancel: () => void) => void } = {},
+	options: {
+		continueOnFail?: boolean;
+		onStart?: (cancel: () => void) => void;
+		/** Another node type in its place (the volume bench's no-op, for n8n's own cost). */
+		nodeType?: string;
+	} = {},
 ): Promise<RunResult> {
 	const start: INode = {
 		id: 'node-items',
@@ -209,10 +243,10 @@ export async function runNode(
 		position: [0, 0],
 		parameters: { items: JSON.stringify(inputs) },
 	};
-	const node = actionNode(
-		parameters,
-		options.continueOnFail ? { onError: 'continueRegularOutput' } : {},
-	);
+	const node = actionNode(parameters, {
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+		...(options.nodeType ? { type: options.nodeType } : {}),
+	});
 	const workflowData: IWorkflowBase = {
 		id: 'wf-test',
 		name: 'test',

@@ -1,0 +1,58 @@
+/**
+ * One Node process for the volume scenario (test/bench/volume.ts): runs N items through Lead > Create (or
+ * through a no-op node, for n8n's own cost of the same items) in n8n's engine in one execution, and reports
+ * the wall time and the heap kept, read after a full garbage collection every second.
+ */
+import { runNode } from '../engine/harness';
+
+export interface VolumeJob {
+	baseUrl: string;
+	apiKey: string;
+	items: number;
+	noop: boolean;
+}
+
+export interface VolumeFigures {
+	wallMs: number;
+	/** The largest heap growth over the start, read after full collections (bytes). */
+	heapGrowth: number;
+	returned: number;
+	failed: number;
+	firstError?: string;
+}
+
+const gc = (global as { gc?: () => void }).gc!;
+
+process.on('message', (job: VolumeJob) => {
+	void (async () => {
+		gc();
+		const before = process.memoryUsage().heapUsed;
+		let largest = before;
+		const read = () => {
+			gc();
+			largest = Math.max(largest, process.memoryUsage().heapUsed);
+		};
+		const timer = setInterval(read, 1000);
+		const inputs = Array.from({ length: job.items }, (_, i) => ({ i }));
+		const startedAt = Date.now();
+		const { items, error } = await runNode(
+			{ baseUrl: job.baseUrl, apiKey: job.apiKey },
+			{ resource: 'lead', operation: 'create', firstName: '={{ "Lead " + $json.i }}' },
+			inputs,
+			{ continueOnFail: true, nodeType: job.noop ? 'testNoOp' : undefined },
+		);
+		const wallMs = Date.now() - startedAt;
+		clearInterval(timer);
+		read();
+		const failed = items.filter((item) => item.error);
+		const figures: VolumeFigures = {
+			wallMs,
+			heapGrowth: largest - before,
+			returned: items.length - failed.length,
+			failed: failed.length + (error ? 1 : 0),
+			firstError: error?.message ?? (failed[0]?.json.error as string | undefined),
+		};
+		process.send?.(figures, () => process.exit(0));
+	})();
+});
+process.send?.({ ready: true });

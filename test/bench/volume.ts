@@ -1,0 +1,138 @@
+/**
+ * Scenario 11 (`--only volume`): one execution with 10,000 and 100,000 (quick: 2,000 and 10,000) Lead > Create
+ * items at 1,000 requests per 1-s window, in n8n's engine in a process of its own, against a sandbox in the
+ * bench's process; beside it, n8n's own cost for the same items (a no-op node that evaluates the same
+ * expression per item). Prints the heap kept (read after full garbage collections every second) and the wall
+ * time against the floor plus n8n's own time.
+ */
+import { fork } from 'node:child_process';
+import path from 'node:path';
+
+import { startSandbox } from '../sandbox/server';
+import { fmt, scenario, type Scenario, type ScenarioResult, type Target } from './figures';
+import type { VolumeFigures, VolumeJob } from './volume-worker';
+import { log } from './world';
+
+const LIMIT = 1000;
+const WINDOW_MS = 1000;
+const KEY = 'bench-volume-key-6a1f';
+const MB = 1024 * 1024;
+/** Heap growth allowed per size (the issue's targets: 100 MB for 10,000, 400 MB for 100,000). */
+const HEAP_TARGET_MB: Record<number, number> = { 2000: 100, 10_000: 100, 100_000: 400 };
+
+/** Runs one job in a fresh process (so one run's heap says nothing of the next's). */
+async function inWorker(job: VolumeJob): Promise<VolumeFigures> {
+	const child = fork(path.join(__dirname, 'volume-worker.ts'), [], {
+		execArgv: [
+			'--expose-gc',
+			'-r',
+			'ts-node/register/transpile-only',
+			'-r',
+			path.join(__dirname, '..', 'setup-env.js'),
+		],
+		env: {
+			...process.env,
+			TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.test.json'),
+			TS_NODE_PREFER_TS_EXTS: 'true',
+		},
+		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+	});
+	return await new Promise((resolve, reject) => {
+		child.once('exit', (code) => reject(new Error(`volume worker exited with ${code}`)));
+		child.on('message', (message: { ready?: boolean } & Partial<VolumeFigures>) => {
+			if (message.ready) child.send(job);
+			else {
+				child.removeAllListeners('exit');
+				resolve(message as VolumeFigures);
+			}
+		});
+	});
+}
+
+export const volume: Scenario = {
+	key: 'volume',
+	async run(world) {
+		const sizes = world.sizes.mode === 'quick' ? [2000, 10_000] : [10_000, 100_000];
+		const sandbox = await startSandbox({
+			apiKeys: [KEY],
+			seed: { leads: 0, campaigns: 0, messages: 0 },
+			rateLimit: LIMIT,
+			windowMs: WINDOW_MS,
+			resetFormat: 'epoch-ms',
+		});
+		const results: ScenarioResult[] = [];
+		try {
+			for (const n of sizes) {
+				const result = scenario(
+					world,
+					`11.${n / 1000}k`,
+					'volume',
+					`Lead > Create, ${fmt(n)} items in one execution at ${fmt(LIMIT)} per 1-s window`,
+					'package',
+					"n8n's engine in a process of its own; beside it a no-op node over the same items",
+					n,
+				);
+				log(`volume: ${fmt(n)} items, n8n's own cost first`);
+				const job = { baseUrl: sandbox.url, apiKey: KEY, items: n };
+				const own = await inWorker({ ...job, noop: true });
+				log(`volume: ${fmt(n)} Lead > Create items`);
+				sandbox.reset({ leads: 0, campaigns: 0, messages: 0 });
+				const figures = await inWorker({ ...job, noop: false });
+				const stats = sandbox.stats();
+				const floorMs = (Math.ceil(n / LIMIT) - 1) * WINDOW_MS;
+				const boundMs = 1.25 * floorMs + own.wallMs;
+				result.goals = { failuresOnly: true };
+				result.runs.push({
+					run: 1,
+					requests: stats.requests,
+					rateLimited: stats.rateLimited,
+					maxConcurrent: stats.maxConcurrent,
+					failedExecution: false,
+					failedItems: figures.failed,
+					returned: figures.returned,
+					distinct: stats.creates.lead,
+					expected: n,
+					complete:
+						figures.failed === 0 && stats.creates.lead === n && stats.duplicateCreates === 0,
+					duplicatesCreated: stats.duplicateCreates,
+					wallMs: figures.wallMs,
+					spanMs: figures.wallMs,
+					afterFirstMs: figures.wallMs,
+					error: figures.firstError,
+				});
+				const line =
+					`${fmt(n)} items: ${fmt(stats.requests)} requests, ${stats.rateLimited} answered 429, ` +
+					`${figures.failed} failed; heap grew ${(figures.heapGrowth / MB).toFixed(0)} MB ` +
+					`(n8n's own: ${(own.heapGrowth / MB).toFixed(0)} MB); wall ${(figures.wallMs / 1000).toFixed(1)} s, ` +
+					`floor ${(floorMs / 1000).toFixed(0)} s + n8n's own ${(own.wallMs / 1000).toFixed(1)} s ` +
+					`(bound 1.25 x floor + own: ${(boundMs / 1000).toFixed(1)} s)`;
+				log(`volume: ${line}`);
+				result.notes.push(line);
+				result.volume = { heapGrowth: figures.heapGrowth, ownWallMs: own.wallMs, floorMs };
+				results.push(result);
+			}
+		} finally {
+			await sandbox.stop();
+		}
+		return results;
+	},
+	targets(results): Target[] {
+		return results.map((r) => {
+			const run = r.runs[0];
+			const v = r.volume!;
+			const heapMb = v.heapGrowth / MB;
+			const limitMb = HEAP_TARGET_MB[run.expected] ?? 100;
+			const bound = 1.25 * v.floorMs + v.ownWallMs;
+			return {
+				scenario: r.id,
+				target: `complete, 0 429s, heap growth at most ${limitMb} MB, wall at most 1.25 x floor + n8n's own time`,
+				met:
+					run.complete &&
+					run.rateLimited === 0 &&
+					heapMb <= limitMb &&
+					(run.wallMs ?? Infinity) <= bound,
+				detail: `${run.rateLimited} 429s, ${heapMb.toFixed(0)} MB, wall ${((run.wallMs ?? 0) / 1000).toFixed(1)} s of ${(bound / 1000).toFixed(1)} s`,
+			};
+		});
+	},
+};
