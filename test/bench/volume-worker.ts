@@ -1,6 +1,6 @@
 /**
  * One Node process for the volume scenario (test/bench/volume.ts): runs N items through Lead > Create (or
- * through a no-op node, for n8n's own cost of the same items) in n8n's engine in one execution, and reports
+ * through a no-op node, or n8n's HTTP helper alone, for n8n's own cost) in n8n's engine in one execution, and reports
  * the wall time and the heap kept, read after a full garbage collection every second.
  */
 import { runNode } from '../engine/harness';
@@ -9,7 +9,8 @@ export interface VolumeJob {
 	baseUrl: string;
 	apiKey: string;
 	items: number;
-	noop: boolean;
+	/** Instead of Lead > Create: a no-op node (n8n's own cost), or n8n's HTTP helper alone (no pacing). */
+	node?: 'testNoOp' | 'testRawHttp';
 }
 
 export interface VolumeFigures {
@@ -39,7 +40,7 @@ process.on('message', (job: VolumeJob) => {
 			{ baseUrl: job.baseUrl, apiKey: job.apiKey },
 			{ resource: 'lead', operation: 'create', firstName: '={{ "Lead " + $json.i }}' },
 			inputs,
-			{ continueOnFail: true, nodeType: job.noop ? 'testNoOp' : undefined },
+			{ continueOnFail: true, nodeType: job.node },
 		);
 		const wallMs = Date.now() - startedAt;
 		clearInterval(timer);

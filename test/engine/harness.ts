@@ -87,11 +87,48 @@ class TestNoOp implements INodeType {
 	}
 }
 
+/**
+ * n8n's own HTTP cost for the same items, for the volume bench: one POST /leads per item through n8n's
+ * authenticated HTTP helper, all at once, with no pacing, retries or envelope handling.
+ */
+class TestRawHttp implements INodeType {
+	description = {
+		displayName: 'Test Raw HTTP',
+		name: 'testRawHttp',
+		group: ['transform'],
+		version: 1,
+		description: "Sends one request per item through n8n's HTTP helper",
+		defaults: { name: 'Raw HTTP' },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: CREDENTIAL, required: true }],
+		properties: [{ displayName: 'First Name', name: 'firstName', type: 'string', default: '' }],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const credentials = await this.getCredentials(CREDENTIAL);
+		const items = this.getInputData();
+		const answers = await Promise.all(
+			items.map(
+				async (_, i) =>
+					(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL, {
+						method: 'POST',
+						url: `${String(credentials.baseUrl).replace(/\/+$/, '')}/api/v1/leads`,
+						body: { first_name: this.getNodeParameter('firstName', i) as string },
+						json: true,
+					})) as IDataObject,
+			),
+		);
+		return [answers.map((json, i) => ({ json, pairedItem: { item: i } }))];
+	}
+}
+
 const nodeTypeList: Record<string, INodeType> = {
 	outreachAutomation: new OutreachAutomation(),
 	outreachAutomationTrigger: new OutreachAutomationTrigger(),
 	testItems: new TestItems(),
 	testNoOp: new TestNoOp(),
+	testRawHttp: new TestRawHttp(),
 };
 // As n8n does when it loads a package: declarative nodes get "Request Options" (batching, timeout...).
 for (const nodeType of Object.values(nodeTypeList))
