@@ -10,6 +10,10 @@
  * server without headers, the limit and window its 429s reveal (span.ts); from one probe at the named
  * second, whether a whole-second reset is rounded up or down (window.ts). After every reset one probe
  * goes first and the others wait for what it is told, so a fresh window is never overrun by a burst.
+ *
+ * How requests wait: in one queue per key (queue.ts), in order; the policy (policy.ts) is asked for the
+ * head only, whenever an answer comes, a request arrives at an empty queue or the key's one timer rings,
+ * so thousands of waiting requests cost nothing while they wait.
  */
 import { createHash } from 'crypto';
 
