@@ -60,6 +60,27 @@ describe('the execution hint after waiting for the rate limit', () => {
 		]);
 	});
 
+	it('a reset hours away: the item fails at once (Continue On Fail) and the hint says a request gave up', async () => {
+		sandbox.config({ rateLimit: 100, windowMs: 60_000, resetFormat: 'epoch-ms' });
+		sandbox.reset({ leads: 1, campaigns: 0, messages: 0 });
+		sandbox.addFault({ method: 'GET', path: '/api/v1/leads/*', status: 429, retryAfter: 3 * 3600 });
+		const id = [...sandbox.store.leads.keys()][0];
+		const { run, items: output } = await runNode(
+			credentials(),
+			{ resource: 'lead', operation: 'get', leadId: id },
+			[{}],
+			{ continueOnFail: true },
+		);
+		expect(String(output[0].json.error)).toMatch(
+			/^Rate limit of the Outreach Automation API reached \(HTTP 429\)\. It resets at /,
+		);
+		expect(hintsOf(run)).toEqual([
+			expect.stringMatching(
+				/; 1 request gave up: the limit resets later than the node waits \(5 min\)\. Pace set by /,
+			),
+		]);
+	});
+
 	it('a run that never waited has no hint', async () => {
 		sandbox.config({ rateLimit: 100, windowMs: 60_000, resetFormat: 'epoch-ms' });
 		const { run } = await runNode(credentials(), CREATE, items(5));
