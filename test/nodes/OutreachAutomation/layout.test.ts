@@ -1,5 +1,5 @@
 /**
- * The import direction drawn in the README's Development section: each folder of the node package
+ * The import direction drawn in docs/development.md's layout: each folder of the node package
  * imports only from the folders below it, so transport/ stays plain HTTP for this API.
  */
 import fs from 'node:fs';
