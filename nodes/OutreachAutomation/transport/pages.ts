@@ -6,6 +6,12 @@ import { listTooLongError, pagingIgnoredError } from './errors';
 import type { ApiRequest, PageMeta, RequestContext } from './request';
 import { apiRequest, windowKeyOf } from './request';
 
+/**
+ * How often a span of pages is read again while the list keeps changing under the walk; past it the
+ * walk goes on (a list that changes at every read cannot be read whole by offset paging).
+ */
+const MAX_REREAD_ROUNDS = 5;
+
 /** One page of a list endpoint, as the walker read it. */
 export interface Page {
 	number: number;
@@ -265,14 +271,30 @@ export async function readList(
 		if (limit !== undefined && results.length >= limit) break;
 
 		// Deletions between two reads move later items back across the page boundary: read the
-		// pages before again (as many as the drop spans) and keep what they add.
-		if (lastTotal !== undefined && total !== undefined && total < lastTotal && number > 1) {
-			const back = Math.ceil((lastTotal - total) / (served ?? size));
-			for (let again = Math.max(1, number - back); again < number; again++) {
-				add((await fetch(again, size)).items);
+		// pages before again (as many as the drop spans) and keep what they add. If the list changes
+		// again meanwhile, an insertion can move such an item forward onto this page, read before it
+		// got there: then the span is read once more, this page included, until one pass sees no change.
+		let current = total;
+		if (lastTotal !== undefined && current !== undefined && current < lastTotal && number > 1) {
+			const perPageNow = served ?? size;
+			let from = Math.max(1, number - Math.ceil((lastTotal - current) / perPageNow));
+			let to = number - 1;
+			for (let round = 0; round < MAX_REREAD_ROUNDS; round++) {
+				let changed = false;
+				for (let again = from; again <= to; again++) {
+					const reread = await fetch(again, size);
+					add(reread.items);
+					if (reread.total === undefined || reread.total === current) continue;
+					const drift = Math.abs(reread.total - current);
+					from = Math.max(1, Math.min(from, again - Math.ceil(drift / perPageNow)));
+					to = number;
+					current = reread.total;
+					changed = true;
+				}
+				if (!changed) break;
 			}
 		}
-		lastTotal = total;
+		lastTotal = current;
 
 		if (items.length === 0) break;
 		if (number > 1 && added === 0) {
