@@ -96,6 +96,12 @@ export class Window {
 	epoch = 0;
 	/** Requests sent and not yet answered, in the order sent (sequence numbers grow). */
 	private readonly inFlight = new Map<number, Sent>();
+	/**
+	 * Requests given up on as hung, until their answer (or failure) comes: no longer in flight for the
+	 * allowance, but in a busy process they may not even have reached the server yet, so the next
+	 * window still counts them as stragglers.
+	 */
+	private readonly givenUp = new Map<number, number>();
 	/** How many of those were sent in each window. */
 	private readonly inFlightByEpoch = new Map<number, number>();
 	private seq = 0;
@@ -128,6 +134,7 @@ export class Window {
 	stragglers(): number {
 		let count = 0;
 		for (const [epoch, n] of this.inFlightByEpoch) if (epoch < this.epoch) count += n;
+		for (const epoch of this.givenUp.values()) if (epoch < this.epoch) count++;
 		return count;
 	}
 
@@ -170,12 +177,14 @@ export class Window {
 		for (const [seq, sent] of this.inFlight) {
 			if (now - sent.sentAt < after) break;
 			this.forget(seq);
+			this.givenUp.set(seq, sent.epoch);
 			this.hung++;
 			if (this.probing === seq) this.probing = undefined;
 		}
 	}
 
 	private forget(seq: number): void {
+		this.givenUp.delete(seq);
 		const sent = this.inFlight.get(seq);
 		if (!sent) return;
 		this.inFlight.delete(seq);
