@@ -1,6 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import type { ItemParameters } from '../shared/parameters';
 
+import { optionsCollection } from '../shared/filters';
 import { locator } from '../shared/locator';
 import { assignFilled, invalid, param, prototypeKey, requiredId, text } from '../shared/parameters';
 import { defineResource, emptyBody, httpStatusOf, passOn, type ItemRun } from './table';
@@ -145,22 +146,15 @@ function changeState(option: string, wanted: string, outcome: string) {
 }
 
 function stateOptions(name: string, displayName: string, state: string): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName,
-				name,
-				type: 'boolean',
-				default: false,
-				description: `Whether a campaign that is already ${state} counts as done (output with outcome "unchanged") instead of an error. When the service refuses, the campaign is read (one more request) to check its status.`,
-			},
-		],
-	};
+	return optionsCollection([
+		{
+			displayName,
+			name,
+			type: 'boolean',
+			default: false,
+			description: `Whether a campaign that is already ${state} counts as done (output with outcome "unchanged") instead of an error. When the service refuses, the campaign is read (one more request) to check its status.`,
+		},
+	]);
 }
 
 const campaignId = { parameter: 'campaignId', label: 'Campaign ID' };

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import type { ItemParameters } from '../shared/parameters';
 
-import { filtersCollection } from '../shared/filters';
+import { filtersCollection, optionsCollection } from '../shared/filters';
 import { locator } from '../shared/locator';
 import { assignFilled, invalid, isPrototypeKey, param, requiredId } from '../shared/parameters';
 import { upsertRun } from './leadUpsert';
@@ -210,23 +210,16 @@ async function deleteLead(item: ItemRun): Promise<IDataObject[]> {
 	}
 }
 
-const deleteOptions: INodeProperties = {
-	displayName: 'Options',
-	name: 'options',
-	type: 'collection',
-	placeholder: 'Add Option',
-	default: {},
-	options: [
-		{
-			displayName: 'Succeed If Not Found',
-			name: 'succeedIfNotFound',
-			type: 'boolean',
-			default: false,
-			description:
-				'Whether a lead that does not exist (e.g. deleted by an earlier run) counts as done instead of an error: output with deleted false and outcome "notFound" ("deleted" otherwise). A mistyped ID counts as done too.',
-		},
-	],
-};
+const deleteOptions = optionsCollection([
+	{
+		displayName: 'Succeed If Not Found',
+		name: 'succeedIfNotFound',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether a lead that does not exist (e.g. deleted by an earlier run) counts as done instead of an error: output with deleted false and outcome "notFound" ("deleted" otherwise). A mistyped ID counts as done too.',
+	},
+]);
 
 const leadPicker: INodeProperties = locator({
 	name: 'leadId',

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import type { ItemParameters } from '../shared/parameters';
 
-import { filtersCollection } from '../shared/filters';
+import { filtersCollection, optionsCollection } from '../shared/filters';
 import { locator } from '../shared/locator';
 import { messageFilterOptions, messageFilterQuery } from '../shared/messageFilters';
 import { invalid, param, requiredId } from '../shared/parameters';
@@ -78,23 +78,16 @@ const messageIdField: INodeProperties = {
 	placeholder: 'e.g. msg_1a2b3c',
 };
 
-const sendOptions: INodeProperties = {
-	displayName: 'Options',
-	name: 'options',
-	type: 'collection',
-	placeholder: 'Add Option',
-	default: {},
-	options: [
-		{
-			displayName: 'Skip If Already Sent',
-			name: 'skipIfAlreadySent',
-			type: 'boolean',
-			default: false,
-			description:
-				'Whether to read the lead\'s messages first and not send when one with the same text (spaces around it aside) was sent before and did not fail. The output then is that message, with outcome "skipped" ("sent" otherwise). Costs one request per page of the lead\'s messages.',
-		},
-	],
-};
+const sendOptions = optionsCollection([
+	{
+		displayName: 'Skip If Already Sent',
+		name: 'skipIfAlreadySent',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to read the lead\'s messages first and not send when one with the same text (spaces around it aside) was sent before and did not fail. The output then is that message, with outcome "skipped" ("sent" otherwise). Costs one request per page of the lead\'s messages.',
+	},
+]);
 
 const listFilters = filtersCollection(messageFilterOptions('replied'));
 

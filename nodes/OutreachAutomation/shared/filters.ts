@@ -11,3 +11,15 @@ export function filtersCollection(options: INodeProperties[]): INodeProperties {
 		options,
 	};
 }
+
+/** The "Options" collection of an operation (settings that change how it runs): one shape everywhere. */
+export function optionsCollection(options: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options,
+	};
+}
