@@ -4,6 +4,7 @@
  * the wall time and the heap kept, read after a full garbage collection every second.
  */
 import { runNode } from '../engine/harness';
+import { heapWatch } from '../engine/heap';
 
 export interface VolumeJob {
 	baseUrl: string;
@@ -22,18 +23,9 @@ export interface VolumeFigures {
 	firstError?: string;
 }
 
-const gc = (global as { gc?: () => void }).gc!;
-
 process.on('message', (job: VolumeJob) => {
 	void (async () => {
-		gc();
-		const before = process.memoryUsage().heapUsed;
-		let largest = before;
-		const read = () => {
-			gc();
-			largest = Math.max(largest, process.memoryUsage().heapUsed);
-		};
-		const timer = setInterval(read, 1000);
+		const heap = heapWatch();
 		const inputs = Array.from({ length: job.items }, (_, i) => ({ i }));
 		const startedAt = Date.now();
 		const { items, error } = await runNode(
@@ -43,12 +35,11 @@ process.on('message', (job: VolumeJob) => {
 			{ continueOnFail: true, nodeType: job.node },
 		);
 		const wallMs = Date.now() - startedAt;
-		clearInterval(timer);
-		read();
+		const heapGrowth = heap.stop();
 		const failed = items.filter((item) => item.error);
 		const figures: VolumeFigures = {
 			wallMs,
-			heapGrowth: largest - before,
+			heapGrowth,
 			returned: items.length - failed.length,
 			failed: failed.length + (error ? 1 : 0),
 			firstError: error?.message ?? (failed[0]?.json.error as string | undefined),

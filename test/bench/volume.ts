@@ -5,9 +5,9 @@
  * expression per item) and its HTTP helper sending the same requests unpaced (up to 20,000). Prints the heap
  * kept (read after full garbage collections every second) and the wall time against the floor plus n8n's own.
  */
-import { fork } from 'node:child_process';
 import path from 'node:path';
 
+import { forkEngineProcess } from '../engine/processes';
 import { startSandbox } from '../sandbox/server';
 import { fmt, scenario, type Scenario, type ScenarioResult, type Target } from './figures';
 import type { VolumeFigures, VolumeJob } from './volume-worker';
@@ -23,21 +23,7 @@ const RAW_HTTP_MAX_ITEMS = 20_000;
 
 /** Runs one job in a fresh process (so one run's heap says nothing of the next's). */
 async function inWorker(job: VolumeJob): Promise<VolumeFigures> {
-	const child = fork(path.join(__dirname, 'volume-worker.ts'), [], {
-		execArgv: [
-			'--expose-gc',
-			'-r',
-			'ts-node/register/transpile-only',
-			'-r',
-			path.join(__dirname, '..', 'setup-env.js'),
-		],
-		env: {
-			...process.env,
-			TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.test.json'),
-			TS_NODE_PREFER_TS_EXTS: 'true',
-		},
-		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-	});
+	const child = forkEngineProcess(path.join(__dirname, 'volume-worker.ts'), ['--expose-gc']);
 	return await new Promise((resolve, reject) => {
 		child.once('exit', (code) => reject(new Error(`volume worker exited with ${code}`)));
 		child.on('message', (message: { ready?: boolean } & Partial<VolumeFigures>) => {

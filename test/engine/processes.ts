@@ -21,6 +21,30 @@ export interface ProcessPool {
 const WORKER = path.join(__dirname, 'process-worker.ts');
 
 /**
+ * A Node process running `file` (TypeScript) with n8n's engine loadable, as the tests load it, with an
+ * n8n user folder of its own (n8n-core writes a config file there at start) and an IPC channel.
+ */
+export function forkEngineProcess(file: string, nodeOptions: string[] = []): ChildProcess {
+	return fork(file, [], {
+		execArgv: [
+			...nodeOptions,
+			'-r',
+			'ts-node/register/transpile-only',
+			'-r',
+			path.join(__dirname, '..', 'setup-env.js'),
+		],
+		// .ts before the codex .json beside each node file (Node tries .json first).
+		env: {
+			...process.env,
+			N8N_USER_FOLDER: fs.mkdtempSync(path.join(os.tmpdir(), 'outreach-n8n-worker-')),
+			TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.test.json'),
+			TS_NODE_PREFER_TS_EXTS: 'true',
+		},
+		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+	});
+}
+
+/**
  * Starts `size` worker processes and waits until each has loaded n8n's engine and the nodes. A worker
  * that dies (while loading or during a run) fails what waits on it at once, with its own error.
  */
@@ -30,23 +54,7 @@ export async function startProcesses(size: number, baseUrl: string): Promise<Pro
 	/** Each worker's end, once it has ended: its own error when it sent one. */
 	const ends: Array<Promise<Error>> = [];
 	for (let i = 0; i < size; i++) {
-		const child = fork(WORKER, [], {
-			execArgv: [
-				'-r',
-				'ts-node/register/transpile-only',
-				'-r',
-				path.join(__dirname, '..', 'setup-env.js'),
-			],
-			// .ts before the codex .json beside each node file (Node tries .json first).
-			env: {
-				...process.env,
-				// n8n-core writes a config file into its user folder at start: one folder each.
-				N8N_USER_FOLDER: fs.mkdtempSync(path.join(os.tmpdir(), 'outreach-n8n-worker-')),
-				TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.test.json'),
-				TS_NODE_PREFER_TS_EXTS: 'true',
-			},
-			stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-		});
+		const child = forkEngineProcess(WORKER);
 		children.push(child);
 		const end = new Promise<Error>((resolve) => {
 			let crashed: string | undefined;

@@ -4,9 +4,6 @@
  * items and requests, 429s, the heap kept (read after a full garbage collection), and what the pacing's
  * mechanics spent per request (looks of the policy, timers, abort listeners).
  */
-import v8 from 'node:v8';
-import vm from 'node:vm';
-
 import { normalizeBaseUrl } from '../../../../../nodes/OutreachAutomation/transport/baseUrl';
 import {
 	peekMechanics,
@@ -14,11 +11,9 @@ import {
 	resetRateLimitState,
 	windowKey,
 } from '../../../../../nodes/OutreachAutomation/transport/pacing';
+import { heapWatch } from '../../../../engine/heap';
 import { runNode } from '../../../../engine/harness';
 import { startSandbox, type Sandbox } from '../../../../sandbox/server';
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
 
 const KEY = 'volume-secret-key-3b8e1f';
 const CREATE = {
@@ -27,25 +22,6 @@ const CREATE = {
 	firstName: '={{ "Lead " + $json.i }}',
 	additionalFields: {},
 };
-
-/** The heap's growth over `before` at its largest, read after full collections every `everyMs`. */
-function heapWatch(everyMs = 1000) {
-	gc();
-	const before = process.memoryUsage().heapUsed;
-	let largest = before;
-	const read = () => {
-		gc();
-		largest = Math.max(largest, process.memoryUsage().heapUsed);
-	};
-	const timer = setInterval(read, everyMs);
-	return {
-		stop(): number {
-			clearInterval(timer);
-			read();
-			return largest - before;
-		},
-	};
-}
 
 const items = (n: number) => Array.from({ length: n }, (_, i) => ({ i }));
 const MB = 1024 * 1024;
