@@ -78,7 +78,6 @@ describe('a limit the service changes mid-run', () => {
 			);
 			expect(later.length).toBeGreaterThan(100);
 			expect(refusedLater).toBeLessThanOrEqual(Math.ceil(0.05 * later.length));
-			expect(mostPassedInAnyWindow(log, 1000)).toBeGreaterThanOrEqual(100);
 		},
 		60_000,
 	);
