@@ -34,7 +34,7 @@ const MAX_SHARERS = 64;
 /**
  * Up to this many sharers, each takes one of the last requests of a window even when fewer are left:
  * at most this many less one meet a 429, and no slot is left unused at the end of a run. More sharers
- * draw lots for them (each with the chance left / sharers), so that about as many go as are left.
+ * draw lots for them (see LOT_MARGIN), so that about as many go as are left.
  */
 const ONE_EACH_UP_TO = 4;
 /**
