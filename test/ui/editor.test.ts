@@ -242,11 +242,19 @@ describe('in the editor', () => {
 		await ndv().waitFor();
 		await ndv().getByTestId('parameter-input-operation').click();
 		const options = page.getByRole('option');
-		for (const [name, description] of Object.entries(LEAD_OPERATIONS))
-			await expect(options.filter({ hasText: name }).first().innerText()).resolves.toContain(
-				description,
-			);
-		await page.keyboard.press('Escape');
+		// Each option by its whole text, name then description ("Update" is also in "Create or Update").
+		const exactly = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+		try {
+			for (const [name, description] of Object.entries(LEAD_OPERATIONS)) {
+				const option = options.filter({
+					hasText: new RegExp(`^${exactly(name)}\\s*${exactly(description)}`),
+				});
+				await option.first().waitFor();
+				expect(await option.count()).toBe(1);
+			}
+		} finally {
+			await page.keyboard.press('Escape');
+		}
 	});
 
 	it('runs Create Lead from the editor: the output shows the created lead', async () => {
