@@ -1,7 +1,7 @@
 /**
  * The Outreach Automation Tool as agents meet it, in a real n8n with the packed package:
  * - an MCP client (`@modelcontextprotocol/sdk` over streamable HTTP) lists the tools of a published MCP Server
- *   Trigger workflow (the example's ten, and the other four operations) and calls each one: all 14
+ *   Trigger workflow (the example's eleven, and the other four operations) and calls each one: all 15
  *   operations; the sandbox shows each call's effect exactly once;
  * - errors (unknown lead, bad input, a rate limit that cannot be waited out) come back as tool errors in
  *   words a model can act on, without the API key;
@@ -108,12 +108,12 @@ describe('MCP: the tools as an MCP client sees them', () => {
 		]);
 	});
 
-	it('the tools cover all 14 operations: the example ten and the other four', () => {
+	it('the tools cover all 15 operations: the example eleven and the other four', () => {
 		const every = RESOURCES.flatMap((r) => r.operations.map((o) => `${r.value} ${o.value}`));
 		const attached = Object.values(MCP_TOOLS).map((p) => `${p.resource} ${p.operation}`);
-		expect(every).toHaveLength(14);
+		expect(every).toHaveLength(15);
 		expect(attached.sort()).toEqual(every.sort());
-		expect(Object.keys(EXAMPLE_TOOLS)).toHaveLength(10);
+		expect(Object.keys(EXAMPLE_TOOLS)).toHaveLength(11);
 	});
 
 	it('refuses a client without the Bearer token', async () => {
@@ -282,7 +282,7 @@ describe('MCP: every tool call has its effect at the sandbox exactly once', () =
 		expect(items(analytics.text)[0]).toMatchObject({ campaign_id: campaignId });
 	});
 
-	it('Create a campaign: the steps the model filled, in its order, one POST, one draft', async () => {
+	it('Create a campaign: the steps the model filled, in its order, one read of the names, one POST, one draft', async () => {
 		const before = world.sandbox.stats().creates.campaign;
 		const steps = [
 			{ type: 'connection_request', note: 'Hi {{firstName}}, glad to connect' },
@@ -295,7 +295,9 @@ describe('MCP: every tool call has its effect at the sandbox exactly once', () =
 			steps: JSON.stringify(steps),
 		});
 		expect(outcome.isError).toBe(false);
+		// "If a Campaign Has This Name" is Use Existing by default: the names are read first.
 		expect(outcome.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+			'GET /api/v1/campaigns 200',
 			'POST /api/v1/campaigns 201',
 		]);
 		expect(world.sandbox.stats().creates.campaign).toBe(before + 1);
