@@ -78,10 +78,12 @@ describe('several processes on one API key', () => {
 			expect(figures.created).toBe(processes * perProcess);
 			// The last few of each shared window may meet a 429 by design. The work fills whole windows
 			// exactly, so a single slot left unused costs one more window (0.14-0.2x of the floor by
-			// itself). Runs here have measured 0.2-4.6% and 1.04-1.28x on a busy machine: the bounds
-			// leave room over that (this suite gates releases); the bench prints the tight figures.
+			// itself). Runs have measured 0.2-4.6% and 1.04-1.19x with exact resets, 1.12-1.41x with
+			// whole-second ones (a clean-clone CI run): the bounds leave room over that (this suite gates
+			// releases); the bench prints the tight figures.
 			expect(share).toBeLessThanOrEqual(0.08);
-			expect(figures.wallMs / figures.floorMs).toBeLessThanOrEqual(1.5);
+			const wholeSeconds = format !== 'epoch-ms';
+			expect(figures.wallMs / figures.floorMs).toBeLessThanOrEqual(wholeSeconds ? 1.75 : 1.5);
 		},
 		180_000,
 	);
