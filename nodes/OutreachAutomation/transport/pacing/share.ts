@@ -151,6 +151,12 @@ export class Share {
 	private closing: Tally | undefined;
 	/** This process's lot for the last requests of the window, drawn anew after each own answer. */
 	private lot: boolean | undefined;
+	/**
+	 * Sharers as measured from windows with enough own answers only (not raised by a single answer):
+	 * whether the last requests go by lot. A noisy one-answer window must not switch it on for a few
+	 * processes, where an unused slot costs a whole window.
+	 */
+	private measured = 1;
 
 	/** A new window begins; the one that ended is measured once its last answer is in. */
 	newWindow(ownUnanswered: number): void {
@@ -180,6 +186,7 @@ export class Share {
 		}
 		// Bounded: a process that got little of a window must still get some of the next.
 		this.sharers = Math.min(sharers, MAX_SHARERS);
+		this.measured = this.sharers;
 		if (sharers < ALONE) this.cautious = false;
 		else if (!this.cautious) {
 			this.cautious = true;
@@ -211,7 +218,7 @@ export class Share {
 	/** Whether this process takes one of the last requests of the window (see ONE_EACH_UP_TO). */
 	private drawLot(left: number, sharers: number): boolean {
 		// Measured over whole windows: a live estimate swings too far within one to decide this.
-		if (this.sharers <= ONE_EACH_UP_TO) return true;
+		if (this.measured <= ONE_EACH_UP_TO) return true;
 		this.lot ??= Math.random() < left / (LOT_MARGIN * sharers);
 		return this.lot;
 	}
