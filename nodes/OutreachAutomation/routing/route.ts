@@ -50,6 +50,17 @@ function keyedQueue(): ItemRun['exclusive'] {
 }
 
 /**
+ * Items started and not yet done, at most. Starting more buys nothing: a request past what the key's
+ * window allows waits in the pacer's queue anyway, and every started item holds its parameters, its
+ * request and its promises (a few KB): 100,000 started together held hundreds of MB. 1,000 in flight
+ * keeps a window of up to 1,000 requests full (the API allows 100 a minute).
+ */
+export const ITEMS_IN_FLIGHT = 1000;
+
+/** What an item left once done: its output items, or why it failed. */
+type Settled = INodeExecutionData[] | { failure: unknown };
+
+/**
  * Runs the action node: every input item's request goes through the one pipeline in transport/
  * (paced, retried where safe), built from the operation's table row alone.
  *
@@ -58,9 +69,11 @@ function keyedQueue(): ItemRun['exclusive'] {
  * needs, and can output any number of items (RoutingNode appends them with one spread call, which
  * overflows the stack above about 125,000).
  *
- * Items start together, as RoutingNode starts them (the pacer spaces them by the rate limit), or in
- * batches when Request Options > Batching is set. Output keeps the input order; each item is paired
- * with the input item it came from. With Continue On Fail an item that failed gives one error item.
+ * Items start in input order, up to ITEMS_IN_FLIGHT at a time (the pacer spaces their requests by the
+ * rate limit), or in batches when Request Options > Batching is set. After a failure without Continue On
+ * Fail no further item starts (those in flight finish) and the node fails with the first failure in input
+ * order. Output keeps the input order; each item is paired with the input item it came from. With
+ * Continue On Fail an item that failed gives one error item.
  */
 export async function executeOperation(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const inputs = this.getInputData();
@@ -75,6 +88,7 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	}
 	const settings = readRequestSettings(this);
 	const signal = cancelSignal(this);
+	const continueOnFail = this.continueOnFail();
 	const exclusive = keyedQueue();
 	// An operation with its own run gets it once for the execution: state shared by its items lives there.
 	const own = found.operation.runAll?.({
@@ -82,31 +96,43 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		pipeline: pipelineFor(this, { resource: found.table.name, transport: settings.transport }),
 		items: inputs.length,
 	});
-	const results: Array<Promise<INodeExecutionData[]>> = [];
-	for (let itemIndex = 0; itemIndex < inputs.length; itemIndex++) {
-		if (settings.batchSize && itemIndex > 0 && itemIndex % settings.batchSize === 0) {
-			await pause(settings.batchInterval, signal);
+	const run = (itemIndex: number) =>
+		own ? runOwn(this, own, itemIndex) : runItem(this, found, settings, itemIndex, exclusive);
+	const batchGate = batchGates(settings, signal);
+
+	const settled: Array<Settled | undefined> = new Array(inputs.length);
+	let next = 0;
+	let failed = false;
+	const lane = async () => {
+		while (next < inputs.length && !failed && !signal?.aborted) {
+			// Taken in input order and started without an await in between (unless a batch waits), so
+			// items that depend on each other (the same profile in Create or Update) queue in order.
+			const itemIndex = next++;
+			const gate = batchGate(itemIndex);
+			if (gate) {
+				await gate;
+				if (failed || signal?.aborted) return;
+			}
+			try {
+				settled[itemIndex] = await run(itemIndex);
+			} catch (failure) {
+				settled[itemIndex] = { failure };
+				if (!continueOnFail) failed = true;
+			}
 		}
-		if (signal?.aborted) break;
-		const running = own
-			? runOwn(this, own, itemIndex)
-			: runItem(this, found, settings, itemIndex, exclusive);
-		// Settled below in input order; a rejection must not go unhandled meanwhile.
-		running.catch(() => undefined);
-		results.push(running);
-	}
+	};
+	const lanes: Array<Promise<void>> = [];
+	for (let i = 0; i < Math.min(ITEMS_IN_FLIGHT, inputs.length); i++) lanes.push(lane());
+	await Promise.all(lanes);
 
 	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < results.length; itemIndex++) {
-		let items: INodeExecutionData[];
-		try {
-			items = await results[itemIndex];
-		} catch (error) {
-			const failure = redactedFailure(this.getNode(), error);
-			if (signal?.aborted || !this.continueOnFail()) {
-				await Promise.allSettled(results);
-				throw failure;
-			}
+	for (let itemIndex = 0; itemIndex < inputs.length; itemIndex++) {
+		const done = settled[itemIndex];
+		// Not started: the execution was stopped, or an earlier item failed (thrown below first).
+		if (done === undefined) break;
+		if (!Array.isArray(done)) {
+			const failure = redactedFailure(this.getNode(), done.failure);
+			if (signal?.aborted || !continueOnFail) throw failure;
 			output.push({
 				json: { error: failure.message },
 				error: failure,
@@ -115,7 +141,7 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 			continue;
 		}
 		// One by one: a list can hold more items than a spread call takes arguments.
-		for (const item of items) output.push({ ...item, pairedItem: { item: itemIndex } });
+		for (const item of done) output.push({ ...item, pairedItem: { item: itemIndex } });
 	}
 	if (signal?.aborted) {
 		throw new NodeOperationError(this.getNode(), 'The execution was cancelled');
@@ -125,6 +151,29 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	if (hint && typeof this.addExecutionHints === 'function')
 		this.addExecutionHints({ message: hint, type: 'info', location: 'outputPane' });
 	return [output];
+}
+
+/**
+ * Request Options > Batching: the wait before an item may start (undefined: none). Batch n starts the
+ * interval after batch n-1 did; items are asked for in input order, so each batch's wait is made once.
+ */
+function batchGates(
+	settings: RequestSettings,
+	signal: AbortSignal | undefined,
+): (itemIndex: number) => Promise<void> | undefined {
+	const { batchSize, batchInterval } = settings;
+	if (!batchSize) return () => undefined;
+	let batch = 0;
+	let gate: Promise<void> = Promise.resolve();
+	return (itemIndex) => {
+		const mine = Math.floor(itemIndex / batchSize);
+		if (mine === 0) return undefined;
+		if (mine > batch) {
+			batch = mine;
+			gate = gate.then(async () => await pause(batchInterval, signal));
+		}
+		return gate;
+	};
 }
 
 /** The one pipeline for an operation's own run, with the resource and Request Options of the node. */

@@ -1,13 +1,20 @@
 /**
  * Walks the action node's description the way the editor sees it: every operation it offers must
  * resolve to a table row that makes a request (method, path with its id, builders), and no declarative
- * routing, which the node's execute() would ignore, may be declared.
+ * routing, which the node's execute() would ignore, may be declared. Then how the node starts its items,
+ * in n8n's engine against the sandbox: how many at a time, in batches, and what a failure stops.
  */
 import type { INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
 
 import { OutreachAutomation } from '../../../../nodes/OutreachAutomation/OutreachAutomation.node';
 import { findOperation, RESOURCES } from '../../../../nodes/OutreachAutomation/resources';
-import { checkRoutingContract } from '../../../../nodes/OutreachAutomation/routing/route';
+import {
+	checkRoutingContract,
+	ITEMS_IN_FLIGHT,
+} from '../../../../nodes/OutreachAutomation/routing/route';
+import { resetRateLimitState } from '../../../../nodes/OutreachAutomation/transport/pacing';
+import { runNode } from '../../../engine/harness';
+import { startSandbox, type Sandbox } from '../../../sandbox/server';
 
 const description = new OutreachAutomation().description;
 const byName = (name: string) => description.properties.filter((p) => p.name === name);
@@ -175,5 +182,57 @@ describe('the routing contract: what the router would ignore is refused when the
 		],
 	])('refuses %s', (_name, given, message) => {
 		expect(() => checkRoutingContract(given as INodeTypeDescription)).toThrow(message);
+	});
+});
+
+describe('how the node starts its items', () => {
+	const KEY = 'route-items-secret-key-7c2d';
+	let sandbox: Sandbox;
+	const credentials = () => ({ baseUrl: sandbox.url, apiKey: KEY });
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({ apiKeys: [KEY], seed: { leads: 0, campaigns: 0, messages: 0 } });
+	});
+	afterAll(async () => sandbox.stop());
+	beforeEach(() => {
+		resetRateLimitState();
+		sandbox.reset({ leads: 0, campaigns: 0, messages: 0 });
+	});
+
+	it(`a failure without Continue On Fail: the items already started finish, no further item starts (${ITEMS_IN_FLIGHT} at a time)`, async () => {
+		sandbox.config({ rateLimit: 1000, windowMs: 1000, resetFormat: 'epoch-ms' });
+		// The first item is refused before its request; the next ones were started beside it.
+		const inputs = Array.from({ length: 3 * ITEMS_IN_FLIGHT }, (_, i) => ({
+			url: i === 0 ? 'not a web address' : `https://www.linkedin.com/in/lead-${i}`,
+		}));
+		const { error } = await runNode(
+			credentials(),
+			{ resource: 'lead', operation: 'create', firstName: 'Ada', linkedinUrl: '={{ $json.url }}' },
+			inputs,
+		);
+		expect(error?.message).toBe('LinkedIn Profile URL "not a web address" is not a web address');
+		expect(sandbox.stats().requests).toBe(ITEMS_IN_FLIGHT - 1);
+		expect(sandbox.stats().creates.lead).toBe(ITEMS_IN_FLIGHT - 1);
+	}, 60_000);
+
+	it('Request Options > Batching: each batch starts the interval after the one before', async () => {
+		const lead = sandbox.store.addLead({ first_name: 'Ada' });
+		const { items, error } = await runNode(
+			credentials(),
+			{
+				resource: 'lead',
+				operation: 'get',
+				leadId: { __rl: true, mode: 'id', value: String(lead.id) },
+				requestOptions: { batching: { batch: { batchSize: 2, batchInterval: 300 } } },
+			},
+			Array.from({ length: 5 }, () => ({})),
+		);
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.pairedItem)).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
+		const times = sandbox.requests().map((request) => request.time);
+		expect(times).toHaveLength(5);
+		// Lower bounds only: a slow machine may start a batch later, never earlier.
+		expect(times[2] - times[0]).toBeGreaterThanOrEqual(290);
+		expect(times[4] - times[0]).toBeGreaterThanOrEqual(590);
 	});
 });

@@ -273,9 +273,10 @@ describe('the action node against server variants', () => {
 			expect(error).toBeUndefined();
 			expect(items).toHaveLength(40);
 			expect(sandbox.stats().creates.lead).toBe(40);
-			// A server that rounds down shows it once, with one 429 to the probe sent at the named second.
-			const learning = resetRounding === 'floor' ? 1 : 0;
-			expect(sandbox.stats().rateLimited).toBe(learning);
+			// A server that rounds down shows it once, with one 429 to the probe sent at the named second
+			// (none when a busy machine sends that probe after the true reset); one that rounds up never.
+			const learning = sandbox.stats().rateLimited;
+			expect(learning).toBeLessThanOrEqual(resetRounding === 'floor' ? 1 : 0);
 			expect(sandbox.stats().requests).toBe(40 + learning);
 		},
 		60_000,
