@@ -64,6 +64,28 @@ describe('others on the key, from own answers', () => {
 		expect(share.allowance(2, 1)).toBe(0);
 		expect(share.allowance(0, 0)).toBe(0);
 	});
+
+	it('one each only where the 429s that costs stay small beside the limit; on a small limit, by lot', () => {
+		// A window of three processes like this one: 9 of the limit gone, 3 of them its own.
+		const measuredThree = (limit: number) => {
+			const share = new Share();
+			share.limit = limit;
+			answers(share, [
+				[limit - 3, 1],
+				[limit - 6, 2],
+				[limit - 9, 3],
+			]);
+			share.newWindow(0);
+			expect(share.sharers).toBe(3);
+			return share;
+		};
+		// 100 a window: 2 429s at most are affordable, every process takes one of the last 2.
+		const wide = Array.from({ length: 200 }, () => measuredThree(100).allowance(2, 0));
+		expect(new Set(wide)).toEqual(new Set([1]));
+		// 20 a window: 2 429s would be 10% of it; each goes with a chance of 2 / (3 x 3).
+		const narrow = Array.from({ length: 200 }, () => measuredThree(20).allowance(2, 0));
+		expect(new Set(narrow)).toEqual(new Set([0, 1]));
+	});
 });
 
 describe('others gone quiet', () => {
