@@ -88,6 +88,8 @@ export interface Sandbox {
 	stop(): Promise<void>;
 }
 
+/** Connections waiting to be accepted (the kernel caps it at net.core.somaxconn). */
+const ACCEPT_BACKLOG = 4096;
 const apiRouter = new Router(API_PREFIX, [...leadRoutes, ...campaignRoutes, ...messageRoutes]);
 const controlRouter = new Router(CONTROL_PREFIX, controlRoutes);
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -243,7 +245,10 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
 	server.keepAliveTimeout = 60_000;
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
-		server.listen(resolved.port, HOST, () => {
+		// A deep accept queue: n8n opens a new connection per request, and 1,000 at once against Node's
+		// default of 511 (while the sandbox is busy) had connections dropped and retried by TCP 1, 3 and
+		// 7 s later. A real API behind its load balancer does not do that.
+		server.listen({ port: resolved.port, host: HOST, backlog: ACCEPT_BACKLOG }, () => {
 			server.off('error', reject);
 			resolve();
 		});
