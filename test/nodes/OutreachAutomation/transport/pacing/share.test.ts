@@ -88,6 +88,42 @@ describe('others on the key, from own answers', () => {
 	});
 });
 
+describe('an estimate that must not stick', () => {
+	it('windows with one own answer that shows no one else halve a high estimate, window by window', () => {
+		const share = new Share();
+		share.limit = 100;
+		share.sharers = 64;
+		const seen: number[] = [];
+		for (let window = 0; window < 6; window++) {
+			// Its probe opened the window: told 99 of 100.
+			share.answered(99, window + 1, false, T + window * 1000);
+			share.newWindow(0);
+			seen.push(share.sharers);
+		}
+		expect(seen).toEqual([32, 16, 8, 4, 2, 1]);
+	});
+
+	it('slow start grows by the answers that show no one else, not by those that show others', () => {
+		const share = new Share();
+		share.limit = 100;
+		share.started(96);
+		const start = share.cwnd;
+		// Own requests 1-3 explain each step: grows by one per answer.
+		answers(share, [
+			[99, 1],
+			[98, 2],
+			[97, 3],
+		]);
+		expect(share.cwnd).toBe(start + 3);
+		// Ten steps of others' between own answers: no growth.
+		answers(share, [
+			[86, 4],
+			[75, 5],
+		]);
+		expect(share.cwnd).toBe(start + 3);
+	});
+});
+
 describe('others gone quiet', () => {
 	it('seen in the window, then silent for several pacing gaps, answers and over a second: the rest is this process’s', () => {
 		const share = settled();
