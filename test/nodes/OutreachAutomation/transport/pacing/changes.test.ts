@@ -76,7 +76,9 @@ describe('a limit the service changes mid-run', () => {
 				`lowered (${resetFormat}, ${rateHeaders}): ${stats.rateLimited} 429s of ${stats.requests}; ` +
 					`from the window after the change: ${refusedLater} of ${later.length}`,
 			);
-			expect(later.length).toBeGreaterThan(100);
+			// Enough of the run left after that window to judge it (recorded 100-124 of the 150 or so left,
+			// depending on how many the change window took): at least four windows at the new limit.
+			expect(later.length).toBeGreaterThanOrEqual(80);
 			expect(refusedLater).toBeLessThanOrEqual(Math.ceil(0.05 * later.length));
 		},
 		60_000,
