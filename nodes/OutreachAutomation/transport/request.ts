@@ -287,7 +287,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 		if (status === 429) {
 			rateLimited++;
 			const now = Date.now();
-			const until = markExhausted(key, headers, now + backoff(rateLimited - 1), now);
+			const until = markExhausted(key, headers, now + backoff(rateLimited - 1), now, slot.sentAt);
 			const wait = Math.max(0, until - now);
 			if (!repeatable && !refusedBeforeRunning(body)) {
 				throw httpError(node, status, body, request, { attempts: attempt, notRepeated: true });

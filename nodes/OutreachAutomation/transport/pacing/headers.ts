@@ -51,6 +51,13 @@ export interface RateLimitHeaders {
 	 * date): the server may have rounded the real instant up or down, which the pacer finds out once.
 	 */
 	resetCoarse?: boolean;
+	/**
+	 * Whether the reset was named as an exact instant (epoch milliseconds or fractional epoch seconds)
+	 * on a clock in step with ours: every answer of one window then reads the same. Whole seconds,
+	 * seconds to wait (counted from when each answer arrived) and a skewed clock (read from `Date` in
+	 * whole seconds) read up to a second apart.
+	 */
+	resetFixed?: boolean;
 	retryAt?: number;
 }
 
@@ -65,14 +72,22 @@ const SKEW_TOLERANCE_MS = 2000;
 /** More than any real service allows in one window: such a count is a fault, not a budget. */
 const ABSURD_REMAINING = 1_000_000;
 
+/** A `Date` header names whole seconds, rounded down. */
+const DATE_RESOLUTION_MS = 1000;
+
 /**
  * How far the server's clock is ahead of ours, from its `Date` header (0 when unknown or close):
- * absolute reset times are shifted by it, so a server a few seconds off still makes us wait.
+ * absolute reset times are shifted by it, so a server a few seconds off still makes us wait. The
+ * server stamped it between `sentAt` (when the request went) and `now` (when its answer is read):
+ * only an offset outside that span is skew. An answer read late (a busy process) is not a clock
+ * behind ours.
  */
-export function serverClockOffset(headers: HeaderBag, now: number): number {
+export function serverClockOffset(headers: HeaderBag, now: number, sentAt = now): number {
 	const date = Date.parse(header(headers, 'date') ?? '');
 	if (Number.isNaN(date)) return 0;
-	const offset = date - now;
+	const atLeast = date - now;
+	const atMost = date + DATE_RESOLUTION_MS - Math.min(sentAt, now);
+	const offset = atLeast > 0 ? atLeast : atMost < 0 ? atMost : 0;
 	return Math.abs(offset) > SKEW_TOLERANCE_MS ? offset : 0;
 }
 
@@ -90,8 +105,13 @@ function count(raw: string | undefined): number | undefined {
 	return Math.max(0, n);
 }
 
-export function readRateLimitHeaders(headers: HeaderBag, now = Date.now()): RateLimitHeaders {
-	const offset = serverClockOffset(headers, now);
+/** `sentAt`: when the request went, if known (see serverClockOffset). */
+export function readRateLimitHeaders(
+	headers: HeaderBag,
+	now = Date.now(),
+	sentAt = now,
+): RateLimitHeaders {
+	const offset = serverClockOffset(headers, now, sentAt);
 	const at = (value: string | undefined, parse: typeof parseResetHeader) => {
 		const instant = parse(value, now);
 		if (instant === undefined || value === undefined) return undefined;
@@ -114,6 +134,8 @@ export function readRateLimitHeaders(headers: HeaderBag, now = Date.now()): Rate
 	if (limit !== undefined && limit > 0) result.limit = limit;
 	if (resetAt !== undefined && reset !== undefined && wholeSeconds(reset))
 		result.resetCoarse = true;
+	if (resetAt !== undefined && !result.resetCoarse && absolute(reset) && offset === 0)
+		result.resetFixed = true;
 	return result;
 }
 

@@ -209,9 +209,17 @@ export function releaseSlot(
 	const found = keyFor(key, now);
 	const window = found.window;
 	window.answered(slot, now);
-	const told = readRateLimitHeaders(headers, now);
-	// An answer to a request of an earlier window speaks of that window (often "0 left"): not of this one.
-	const current = slot.epoch === window.epoch;
+	const told = readRateLimitHeaders(headers, now, slot.sentAt);
+	// An answer to a request of an earlier window speaks of that window (often "0 left"): not of this
+	// one. Unless it names a window after this one: the server rolled over before this process did.
+	const overtaken =
+		slot.epoch !== window.epoch &&
+		status !== 429 &&
+		told.remaining !== undefined &&
+		window.remaining !== undefined &&
+		window.namesLaterWindow(told) &&
+		told.remaining - window.sentAfter(slot) > window.remaining;
+	const current = slot.epoch === window.epoch || overtaken;
 	if (window.unpaced && status !== undefined && status !== 429) {
 		window.span.passed++;
 		if (!window.span.learnt) window.share.cwnd++;
@@ -241,8 +249,8 @@ export function releaseSlot(
 			window.learnLimit(told);
 			// What the server has left, less our own requests it will count after this one.
 			const left = told.remaining - window.sentAfter(slot);
-			const later = (told.resetAt ?? 0) > (window.namedReset ?? Infinity) + 1000;
-			if (slot.probe) {
+			const later = window.namesLaterWindow(told);
+			if (slot.probe && !overtaken) {
 				// Told one less than the limit: its probe opened the window, about now.
 				window.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
 				window.share.carry(window.stragglers());
@@ -250,9 +258,11 @@ export function releaseSlot(
 				window.share.started(window.remaining ?? 0);
 			} else if (later && window.remaining !== undefined && left > window.remaining) {
 				// The server started a new window before the one we knew ended: take it as it is (told
-				// one less than the limit, this request opened it, as a probe would have).
+				// one less than the limit, this request opened it, as a probe would have). Own requests
+				// still unanswered may be counted in it.
 				window.roll();
 				window.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
+				window.share.carry(window.stragglers());
 				adopt(window, told, left, now);
 			} else if (window.remaining !== undefined) {
 				window.remaining = Math.min(window.remaining, Math.max(0, left));
@@ -263,16 +273,24 @@ export function releaseSlot(
 				)
 					window.setReset(told, now);
 			}
-			if (status !== 429) window.share.answered(told.remaining, slot.seq, false, now);
+			if (status !== 429) window.share.answered(told.remaining, slot.seq, now);
 			window.toldLow = Math.min(window.toldLow ?? Infinity, told.remaining);
 		}
 	}
-	// An answer of the window that just ended: it completes that window's measure.
-	if (headers !== undefined && slot.epoch === window.epoch - 1 && status !== 429) {
-		const told2 = told.remaining;
-		if (told2 !== undefined) window.share.answered(told2, slot.seq, true, now);
-		if (window.inFlightOf(slot.epoch) === 0) window.share.closeNow();
+	// An answer to a request of an earlier window: the server counted it in that window or, arriving
+	// after its end, in this one (its reset says which). The ended window's answers complete its measure.
+	if (headers !== undefined && !current && status !== 429 && told.remaining !== undefined) {
+		const counted = window.namesLaterThanEnded(told) ? 'here' : 'ended';
+		window.share.stragglerAnswered(
+			told.remaining,
+			slot.seq,
+			counted,
+			slot.epoch === window.epoch - 1,
+			now,
+		);
 	}
+	if (slot.epoch === window.epoch - 1 && window.inFlightOf(slot.epoch) === 0)
+		window.share.closeNow();
 	found.pump();
 }
 
@@ -289,16 +307,18 @@ export function cancelSlot(key: string, slot: Slot): void {
 /**
  * A 429: the window is spent until its Retry-After or reset (`fallback` when it names neither, or
  * names a time already past); every request of this key waits for it. Returns that time.
+ * `sentAt`: when the request went (see serverClockOffset).
  */
 export function markExhausted(
 	key: string,
 	headers: HeaderBag,
 	fallback: number,
 	now = Date.now(),
+	sentAt = now,
 ): number {
 	const found = keyFor(key, now);
 	const window = found.window;
-	const told = readRateLimitHeaders(headers, now);
+	const told = readRateLimitHeaders(headers, now, sentAt);
 	let until = window.exhaustedUntil(told) ?? fallback;
 	if (until <= now) until = fallback;
 	// A 429 of the window this process knows the end of (a whole-second reset it has learnt to read

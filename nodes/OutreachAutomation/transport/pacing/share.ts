@@ -75,8 +75,10 @@ class Tally {
 	/** The first own request answered in this window. */
 	private firstSeq = Infinity;
 	answers = 0;
-	/** Own requests of the window before, unanswered when this one began: the server may count them here. */
+	/** Own requests of earlier windows the server counted (or may have counted) in this one. */
 	carried = 0;
+	/** Whether those still unanswered at this window's first answer were added to `carried`. */
+	carriedAll = false;
 	/** The limit as known at the window's first answer (a server may change it between windows). */
 	private limit = 0;
 
@@ -192,7 +194,7 @@ export class Share {
 			// estimate allows one request a window, and one answer a window could never lower it (a
 			// queue-mode worker left alone sent one create a window for 16 s).
 			if (tally.answers > 0 && sharers > this.sharers)
-				this.sharers = Math.min(sharers, MAX_SHARERS);
+				this.sharers = Math.min(sharers, 2 * this.sharers, MAX_SHARERS);
 			else if (tally.answers > 0 && sharers < ALONE) this.sharers = Math.max(1, this.sharers / 2);
 			return;
 		}
@@ -206,9 +208,35 @@ export class Share {
 		}
 	}
 
-	/** Own requests of the window before still unanswered when this one's probe was answered. */
+	/**
+	 * This window's first answer came: own requests of earlier windows still unanswered may be counted
+	 * in it (those sent just before its start most likely are). Their answers will tell (see below).
+	 */
 	carry(stragglers: number): void {
-		this.tally.carried = stragglers;
+		this.tally.carried += stragglers;
+		this.tally.carriedAll = true;
+	}
+
+	/**
+	 * An answer to own request `seq` of an earlier window (`ofEndedWindow`: the one that just ended),
+	 * and which window the server counted it in. One counted here is part of this window's fall that
+	 * is not others': counted before this window's first answer, it was not carried yet; one counted
+	 * in the ended window was carried for nothing.
+	 */
+	stragglerAnswered(
+		remaining: number,
+		seq: number,
+		counted: 'here' | 'ended',
+		ofEndedWindow: boolean,
+		now = Date.now(),
+	): void {
+		const tally = this.tally;
+		if (counted === 'here') {
+			if (!tally.carriedAll) tally.carried++;
+			return;
+		}
+		if (tally.carriedAll) tally.carried = Math.max(0, tally.carried - 1);
+		if (ofEndedWindow) this.closing?.add(remaining, seq, this.limit, now);
 	}
 
 	/** The probe of a window was answered: a cautious process starts with a part of what is left. */
@@ -217,11 +245,7 @@ export class Share {
 	}
 
 	/** An answer to own request number `seq`, with the `remaining` it was told, of this window or the one that ended. */
-	answered(remaining: number, seq: number, ofEndedWindow = false, now = Date.now()): void {
-		if (ofEndedWindow) {
-			this.closing?.add(remaining, seq, this.limit, now);
-			return;
-		}
+	answered(remaining: number, seq: number, now = Date.now()): void {
 		const others = this.tally.add(remaining, seq, this.limit, now);
 		this.lot = undefined;
 		// Slow start grows only while the answers show no one else: processes started together would

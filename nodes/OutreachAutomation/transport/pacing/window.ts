@@ -56,6 +56,14 @@ const HUNG_MIN_MS = 1000;
 const HUNG_MAX_MS = 3000;
 const HUNG_LOOK_STEP_MS = 250;
 
+/**
+ * A reset named later than the known one by more than this is another window's: one named as a fixed
+ * instant reads the same in every answer of its window (rounding aside); other forms read up to a
+ * second apart (see RateLimitHeaders.resetFixed).
+ */
+const SAME_RESET_COARSE_MS = 1000;
+const SAME_RESET_EXACT_MS = 20;
+
 /** One own request still unanswered. */
 interface Sent {
 	epoch: number;
@@ -71,6 +79,8 @@ export class Window {
 	resetAt: number | undefined;
 	/** The reset as the server named it, and whether in whole seconds. */
 	namedReset: number | undefined;
+	/** The reset named for the window that ended last. */
+	endedReset: number | undefined;
 	coarse = false;
 	rounding: Rounding = 'unknown';
 	whole: Whole = 'unknown';
@@ -195,6 +205,7 @@ export class Window {
 
 	/** The window ended (its reset passed, or the server started another): nothing is known of the next. */
 	roll(): void {
+		this.endedReset = this.namedReset;
 		this.mostSeenBefore = this.mostSeen;
 		this.mostSeen = 0;
 		this.share.newWindow(this.inFlightNow());
@@ -203,6 +214,28 @@ export class Window {
 		this.resetAt = undefined;
 		this.nextSendAt = 0;
 		this.epoch++;
+	}
+
+	/**
+	 * Whether an answer names a later reset than the window this process knows: the server counted
+	 * it in a window that began after that one (its answer may come before this process rolls over).
+	 */
+	namesLaterWindow(told: RateLimitHeaders): boolean {
+		return this.later(told, this.namedReset);
+	}
+
+	/**
+	 * Whether an answer to a request of an earlier window names a later reset than the window that
+	 * ended last: the request reached the server after that window's end and was counted in this one.
+	 */
+	namesLaterThanEnded(told: RateLimitHeaders): boolean {
+		return this.later(told, this.endedReset);
+	}
+
+	private later(told: RateLimitHeaders, than: number | undefined): boolean {
+		if (told.resetAt === undefined || than === undefined) return false;
+		const same = told.resetFixed && !this.coarse ? SAME_RESET_EXACT_MS : SAME_RESET_COARSE_MS;
+		return told.resetAt > than + same;
 	}
 
 	/** The limit as an answer of the current window tells it (see `limit`). */

@@ -12,14 +12,14 @@ const T = Date.parse('2026-11-24T10:00:00.000Z');
 function settled(): Share {
 	const share = new Share();
 	share.limit = 100;
-	for (let seq = 1; seq <= 10; seq++) share.answered(100 - seq, seq, false, T + seq);
+	for (let seq = 1; seq <= 10; seq++) share.answered(100 - seq, seq, T + seq);
 	share.newWindow(0);
 	return share;
 }
 
 /** Own answers `seq` told `remaining`, one per ms from `at`. */
 function answers(share: Share, told: Array<[remaining: number, seq: number]>, at = T): void {
-	told.forEach(([remaining, seq], i) => share.answered(remaining, seq, false, at + i));
+	told.forEach(([remaining, seq], i) => share.answered(remaining, seq, at + i));
 }
 
 describe('others on the key, from own answers', () => {
@@ -88,6 +88,38 @@ describe('others on the key, from own answers', () => {
 	});
 });
 
+describe('own requests counted in the window after the one they were sent in', () => {
+	it("answered before the new window's first answer, naming its reset: its own, not others'", () => {
+		const share = settled();
+		// Ten requests went at the end of the window before and reached the server after its end.
+		share.newWindow(10);
+		for (let seq = 11; seq <= 20; seq++)
+			share.stragglerAnswered(100 - (seq - 10), seq, 'here', true, T);
+		share.carry(0);
+		// The new window's probe: told 89 of 100, eleven counted, all own.
+		answers(share, [
+			[89, 21],
+			[88, 22],
+			[87, 23],
+		]);
+		expect(share.alone()).toBe(true);
+		expect(share.allowance(87, 0)).toBe(87);
+	});
+
+	it('carried at the first answer but counted in the window that ended: no longer carried', () => {
+		const share = settled();
+		share.newWindow(2);
+		share.carry(2);
+		// Both answered naming the ended window: of the 3 steps before the probe's answer, 2 were others'.
+		for (let seq = 11; seq <= 12; seq++) share.stragglerAnswered(5, seq, 'ended', true, T);
+		answers(share, [
+			[97, 13],
+			[96, 14],
+		]);
+		expect(share.alone()).toBe(false);
+	});
+});
+
 describe('an estimate that must not stick', () => {
 	it('windows with one own answer that shows no one else halve a high estimate, window by window', () => {
 		const share = new Share();
@@ -96,11 +128,24 @@ describe('an estimate that must not stick', () => {
 		const seen: number[] = [];
 		for (let window = 0; window < 6; window++) {
 			// Its probe opened the window: told 99 of 100.
-			share.answered(99, window + 1, false, T + window * 1000);
+			share.answered(99, window + 1, T + window * 1000);
 			share.newWindow(0);
 			seen.push(share.sharers);
 		}
 		expect(seen).toEqual([32, 16, 8, 4, 2, 1]);
+	});
+
+	it('a window with one own answer raises the estimate at most twofold: one noisy answer must not make it stick', () => {
+		const share = new Share();
+		share.limit = 100;
+		share.sharers = 1.5;
+		// Its one request was counted after 60 of someone else's: told 39 of 100.
+		share.answered(39, 1, T);
+		share.newWindow(0);
+		expect(share.sharers).toBe(3);
+		share.answered(39, 2, T + 1000);
+		share.newWindow(0);
+		expect(share.sharers).toBe(6);
 	});
 
 	it('slow start grows by the answers that show no one else, not by those that show others', () => {
@@ -128,18 +173,18 @@ describe('others gone quiet', () => {
 	it('seen in the window, then silent for several pacing gaps, answers and over a second: the rest is this process’s', () => {
 		const share = settled();
 		// Others take 20 between its first two answers, then nothing more.
-		share.answered(80, 11, false, T);
-		share.answered(59, 12, false, T + 100);
+		share.answered(80, 11, T);
+		share.answered(59, 12, T + 100);
 		expect(share.othersQuiet(T + 100, 50)).toBe(false);
-		share.answered(58, 13, false, T + 150);
-		share.answered(57, 14, false, T + 200);
-		share.answered(56, 15, false, T + 250);
+		share.answered(58, 13, T + 150);
+		share.answered(57, 14, T + 200);
+		share.answered(56, 15, T + 250);
 		expect(share.othersQuiet(T + 200, 50)).toBe(false); // two quiet answers only
 		expect(share.othersQuiet(T + 251, 50)).toBe(false); // a busy process may pause this long
 		expect(share.othersQuiet(T + 1300, 50)).toBe(true);
 		expect(share.othersQuiet(T + 1300, 500)).toBe(false); // slower than three of its own gaps
 		// Someone speaks again: not quiet.
-		share.answered(50, 16, false, T + 300);
+		share.answered(50, 16, T + 300);
 		expect(share.othersQuiet(T + 500, 50)).toBe(false);
 	});
 

@@ -72,8 +72,11 @@ describe('pacing at volume: one queue per key', () => {
 		);
 		// One look per grant, plus one per answer or timer that found nothing to grant.
 		expect(mechanics.looks).toBeLessThanOrEqual(3 * 10_000);
-		// A timer per window end and pacing step, never one per request.
-		expect(mechanics.timers).toBeLessThanOrEqual(2_500);
+		// A process alone sets a timer per window's end and per look for hung requests (about 20 in
+		// this run), never one per request: that is pacing as if others shared the key, which
+		// answers counted in the window after the one they were sent in once made it believe
+		// (1,600-2,800 timers, and up to 1.9x the wall).
+		expect(mechanics.timers).toBeLessThanOrEqual(1_000);
 		expect(mechanics).toMatchObject({ listeners: 0, queued: 0 });
 		expect(peekWindow(key)!.quiet).toBe(true);
 	}, 240_000);

@@ -59,8 +59,35 @@ describe('rate-limit headers', () => {
 			resetCoarse: true,
 		});
 		expect(read('12')).toEqual({ resetAt: NOW + 12_000, resetCoarse: true });
-		expect(read(String(NOW + 12_000))).toEqual({ resetAt: NOW + 12_000 });
+		// An instant reads the same in every answer of its window; seconds to wait, counted from each
+		// answer's arrival, do not.
+		expect(read(String(NOW + 12_000))).toEqual({ resetAt: NOW + 12_000, resetFixed: true });
+		expect(read(String(NOW / 1000 + 12.5))).toEqual({ resetAt: NOW + 12_500, resetFixed: true });
 		expect(read('12.5')).toEqual({ resetAt: NOW + 12_500 });
+	});
+
+	it('an instant moved by a skewed server clock (read from Date, whole seconds) is not fixed', () => {
+		const told = readRateLimitHeaders(
+			{ 'x-ratelimit-reset': String(NOW + 12_000), date: new Date(NOW + 5_000).toUTCString() },
+			NOW,
+		);
+		expect(told).toEqual({ resetAt: NOW + 7_000 });
+	});
+
+	it('an answer read seconds after the server wrote it (a busy process) is not a clock behind ours', () => {
+		const headers = {
+			'x-ratelimit-reset': String(NOW + 1_000),
+			date: new Date(NOW).toUTCString(),
+		};
+		// Sent at NOW, read 7 s later: the server's Date lies in between.
+		expect(readRateLimitHeaders(headers, NOW + 7_000, NOW)).toEqual({
+			resetAt: NOW + 1_000,
+			resetFixed: true,
+		});
+		// Without the sending time the same answer reads as a clock at least 6 s behind.
+		expect(readRateLimitHeaders(headers, NOW + 7_000).resetAt).toBe(NOW + 7_000);
+		// A Date older than the request itself is skew.
+		expect(readRateLimitHeaders(headers, NOW + 7_000, NOW + 5_000).resetAt).toBe(NOW + 5_000);
 	});
 
 	it('a negative remaining reads as nothing left; an absurd or unreadable one as unknown', () => {
