@@ -59,6 +59,8 @@ class Key {
 	 */
 	pump(expireHung = false): void {
 		if (expireHung) this.window.expireHung(Date.now());
+		// What this look sends goes at once: one burst.
+		this.window.endBurst();
 		for (;;) {
 			if (!this.queue.peek()) {
 				this.alarm.cancel();
@@ -273,7 +275,8 @@ export function releaseSlot(
 				)
 					window.setReset(told, now);
 			}
-			if (status !== 429) window.share.answered(told.remaining, slot.seq, now);
+			if (status !== 429)
+				window.share.answered(told.remaining, slot.seq, now, slot.burst?.last ?? slot.seq);
 			window.toldLow = Math.min(window.toldLow ?? Infinity, told.remaining);
 		}
 	}

@@ -71,7 +71,7 @@ const QUIET_MS = 1200;
  */
 class Tally {
 	private highest: { remaining: number; seq: number } | undefined;
-	private lowest: { remaining: number; seq: number } | undefined;
+	private lowest: { remaining: number; seq: number; sentWith?: number } | undefined;
 	/** The first own request answered in this window. */
 	private firstSeq = Infinity;
 	answers = 0;
@@ -89,8 +89,11 @@ class Tally {
 	/** Own answers since others last showed (or since the first). */
 	quietAnswers = 0;
 
-	/** Adds an own answer; returns whether it showed others' requests since the one before. */
-	add(remaining: number, seq: number, limit: number, now: number): boolean {
+	/**
+	 * Adds an own answer; returns whether it showed others' requests since the one before. `sentWith`:
+	 * the last own request sent at once with it (the server may have counted those before it).
+	 */
+	add(remaining: number, seq: number, limit: number, now: number, sentWith = seq): boolean {
 		if (this.answers === 0) {
 			this.limit = limit;
 			this.startedAt = now;
@@ -110,7 +113,8 @@ class Tally {
 		this.answers++;
 		this.firstSeq = Math.min(this.firstSeq, seq);
 		if (!this.highest || remaining > this.highest.remaining) this.highest = { remaining, seq };
-		if (!this.lowest || remaining < this.lowest.remaining) this.lowest = { remaining, seq };
+		if (!this.lowest || remaining < this.lowest.remaining)
+			this.lowest = { remaining, seq, sentWith: Math.max(seq, sentWith) };
 		return others;
 	}
 
@@ -136,16 +140,18 @@ class Tally {
 		// From the limit every answered own request is part of the fall; from the highest answer, all
 		// but that one.
 		const answered = fromLimit ? this.answers : this.answers - 1;
-		// While requests are in flight, one unexplained step is tolerated (a request of the window
-		// before, counted late); once all are answered the count is exact.
-		if (sure && all - answered - inFlight <= tolerated) return 1;
-		// Every answered request was counted by the lowest one at the latest; of those in flight,
-		// the ones sent before it most likely were too.
+		// Every answered request was counted by the lowest one at the latest; of those in flight, the
+		// ones sent before it, or at once with it, may have been too. Not those sent later: with many
+		// in flight, counting them all would hide as many of others' requests.
+		const last = this.lowest.sentWith ?? this.lowest.seq;
 		const bySeq = fromLimit
-			? this.lowest.seq - Math.min(this.firstSeq, this.lowest.seq) + 1
-			: this.lowest.seq - this.highest.seq;
-		const own = Math.max(1, answered, Math.min(bySeq, answered + inFlight));
-		return Math.max(1, all / own);
+			? last - Math.min(this.firstSeq, this.lowest.seq) + 1
+			: last - this.highest.seq;
+		const own = Math.max(answered, Math.min(bySeq, answered + inFlight));
+		// One unexplained step is tolerated (a request of the window before, counted late); once all
+		// are answered the count is exact.
+		if (sure && all - own <= tolerated) return 1;
+		return Math.max(1, all / Math.max(1, own));
 	}
 }
 
@@ -245,8 +251,8 @@ export class Share {
 	}
 
 	/** An answer to own request number `seq`, with the `remaining` it was told, of this window or the one that ended. */
-	answered(remaining: number, seq: number, now = Date.now()): void {
-		const others = this.tally.add(remaining, seq, this.limit, now);
+	answered(remaining: number, seq: number, now = Date.now(), sentWith = seq): void {
+		const others = this.tally.add(remaining, seq, this.limit, now, sentWith);
 		this.lot = undefined;
 		// Slow start grows only while the answers show no one else: processes started together would
 		// otherwise each grow to most of the window before the first 429 (two queue-mode workers with

@@ -22,6 +22,11 @@ export interface Slot {
 	tooLongUntil?: number;
 	/** When it was handed out (about when the request went): its answer tells how long requests take. */
 	sentAt?: number;
+	/**
+	 * The requests sent with it at once (one look of the queue), by the last one's number: the server
+	 * may count those in any order, so its answer may already count all of them.
+	 */
+	burst?: { last: number };
 }
 
 /**
@@ -115,6 +120,8 @@ export class Window {
 	/** How many of those were sent in each window. */
 	private readonly inFlightByEpoch = new Map<number, number>();
 	private seq = 0;
+	/** The requests being sent at once (see Slot.burst). */
+	private burst: { last: number } | undefined;
 	readonly share = new Share();
 	/** Set when the server sends no rate-limit headers: requests are paced by `span` instead. */
 	unpaced = false;
@@ -317,7 +324,15 @@ export class Window {
 	}
 
 	send(probe: boolean, now = Date.now()): Slot {
-		const slot: Slot = { probe, epoch: this.epoch, seq: ++this.seq, sentAt: now };
+		this.burst ??= { last: 0 };
+		const slot: Slot = {
+			probe,
+			epoch: this.epoch,
+			seq: ++this.seq,
+			sentAt: now,
+			burst: this.burst,
+		};
+		this.burst.last = slot.seq;
 		if (probe) {
 			this.probing = slot.seq;
 			if (this.testDue) {
@@ -328,6 +343,11 @@ export class Window {
 		this.inFlight.set(slot.seq, { epoch: slot.epoch, sentAt: now });
 		this.inFlightByEpoch.set(slot.epoch, this.inFlightOf(slot.epoch) + 1);
 		return slot;
+	}
+
+	/** The next request sent begins another burst (see Slot.burst). */
+	endBurst(): void {
+		this.burst = undefined;
 	}
 
 	/** `now`: when its answer came (undefined: the slot was given back unused). */

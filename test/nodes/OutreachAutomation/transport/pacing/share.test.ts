@@ -88,6 +88,29 @@ describe('others on the key, from own answers', () => {
 	});
 });
 
+describe('own requests in flight', () => {
+	it('sent at once with an answer: the server may have counted them all before it (alone)', () => {
+		const share = new Share();
+		share.limit = 100;
+		share.answered(99, 1, T);
+		// Requests 2-31 went in one burst; request 5 was counted last of them: told 70.
+		share.answered(70, 5, T + 10, 31);
+		expect(share.alone(29)).toBe(true);
+	});
+
+	it("sent after the answer's own burst: they do not hide the steps of others (a queue-mode worker kept 45 in flight into a spent window)", () => {
+		const share = new Share();
+		share.limit = 100;
+		share.answered(99, 1, T);
+		// One at a time, each answer followed by the next request: seq n told 100 - n.
+		for (let seq = 2; seq <= 10; seq++) share.answered(100 - seq, seq, T + seq, seq + 1);
+		// 13 steps that are not its own, while 30 of its requests sent later are in flight.
+		share.answered(77, 11, T + 11, 12);
+		expect(share.alone(30)).toBe(false);
+		expect(share.current(30)).toBeGreaterThan(1.5);
+	});
+});
+
 describe('own requests counted in the window after the one they were sent in', () => {
 	it("answered before the new window's first answer, naming its reset: its own, not others'", () => {
 		const share = settled();
