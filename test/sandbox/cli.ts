@@ -90,6 +90,12 @@ const FLAGS: Flag[] = [
 		help: 'delay before each API request is handled',
 	},
 	{
+		name: 'latency-jitter-ms',
+		key: 'latencyJitterMs',
+		kind: 'int',
+		help: 'up to this much more delay, random per request: requests are counted out of the order sent',
+	},
+	{
 		name: 'error-rate',
 		key: 'errorRate',
 		kind: 'number',
@@ -332,6 +338,7 @@ function describeFaults(o: SandboxOptions): string {
 		rate > 0 ? [`${what} ${+(rate * 100).toFixed(2)}%`] : [];
 	const parts = [
 		...(o.latencyMs > 0 ? [`latency ${o.latencyMs} ms`] : []),
+		...(o.latencyJitterMs > 0 ? [`latency jitter up to ${o.latencyJitterMs} ms`] : []),
 		...percent(o.errorRate, '5xx'),
 		...percent(o.burst429Rate, '429 without headers'),
 		...percent(o.dropRate, 'dropped'),

@@ -263,4 +263,18 @@ describe('latency', () => {
 		expect(stats.maxConcurrent).toBeGreaterThanOrEqual(2);
 		expect(stats.inFlight).toBe(0);
 	});
+
+	it('with jitter, requests sent in order are counted in another order', async () => {
+		await t.control.config({ latencyJitterMs: 200, rateLimit: 100, windowMs: 60_000 });
+		// One after another onto the wire, all in flight together.
+		const answers = [];
+		for (let i = 0; i < 20; i++) answers.push(t.api.get('/leads'));
+		const counted = (await Promise.all(answers)).map((res) =>
+			Number(res.headers['x-ratelimit-remaining']),
+		);
+		expect([...counted].sort((a, b) => b - a)).toEqual(
+			Array.from({ length: 20 }, (_, i) => 99 - i),
+		);
+		expect(counted).not.toEqual([...counted].sort((a, b) => b - a));
+	});
 });

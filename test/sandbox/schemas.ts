@@ -263,6 +263,11 @@ export const ConfigSchema = z
 		timestamps: z.boolean(),
 		ignorePage: z.boolean(),
 		latencyMs: nonNegativeInt(),
+		/**
+		 * Up to this much more, drawn per request: requests reach the rate counter in another order than
+		 * sent (a load balancer in front of several servers).
+		 */
+		latencyJitterMs: nonNegativeInt(),
 		errorRate: rate,
 		burst429Rate: rate,
 		dropRate: rate,
@@ -301,6 +306,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
 	timestamps: true,
 	ignorePage: false,
 	latencyMs: 0,
+	latencyJitterMs: 0,
 	errorRate: 0,
 	burst429Rate: 0,
 	dropRate: 0,

@@ -145,7 +145,8 @@ async function handleApi(
 	res.on('close', () => state.recorder.finish(entry, 0));
 	const raw = await readBody(req);
 	entry.body = tryParseJson(raw.text);
-	if (state.config.latencyMs > 0) await sleep(state.config.latencyMs);
+	const latency = state.latency();
+	if (latency > 0) await sleep(latency);
 
 	const { config } = state;
 	const authorization = req.headers.authorization;

@@ -52,6 +52,8 @@ export class SandboxState {
 	readonly churn: Churn;
 	/** For control-side choices (default reply texts), apart from the data and fault PRNGs. */
 	private rng = new Random(7);
+	/** For latency jitter, seeded from the fault seed: the same seed, the same order of arrival. */
+	private jitter: Random;
 
 	/**
 	 * `explicit`: the startup options someone chose rather than left to the defaults or the profile; they
@@ -64,6 +66,7 @@ export class SandboxState {
 		this.config = configOf(options);
 		this.faults = new Faults(this.config.faultSeed);
 		this.churn = new Churn(churnSeed(this.config.faultSeed));
+		this.jitter = new Random(this.config.faultSeed);
 		this.seed();
 	}
 
@@ -77,7 +80,14 @@ export class SandboxState {
 		this.faults.reseed(this.config.faultSeed);
 		this.churn.clear(churnSeed(this.config.faultSeed));
 		this.rng = new Random(7);
+		this.jitter = new Random(this.config.faultSeed);
 		return this.seed(spec);
+	}
+
+	/** The delay before an API request is handled: the latency, and a random part up to the jitter. */
+	latency(): number {
+		const { latencyMs, latencyJitterMs } = this.config;
+		return latencyMs + (latencyJitterMs > 0 ? this.jitter.next() * latencyJitterMs : 0);
 	}
 
 	/** Replaces the data only; counts not given come from the startup --seed. */

@@ -220,7 +220,7 @@ export function releaseSlot(
 		told.remaining !== undefined &&
 		window.remaining !== undefined &&
 		window.namesLaterWindow(told) &&
-		told.remaining - window.sentAfter(slot) > window.remaining;
+		told.remaining - window.unanswered() > window.remaining;
 	const current = slot.epoch === window.epoch || overtaken;
 	if (window.unpaced && status !== undefined && status !== 429) {
 		window.span.passed++;
@@ -249,23 +249,26 @@ export function releaseSlot(
 			if (slot.coarseTest && previousNamed !== undefined)
 				window.learnCoarse(slot.coarseTest, status, told, previousNamed);
 			window.learnLimit(told);
-			// What the server has left, less our own requests it will count after this one.
+			// What the server has left, less our own requests it will count after this one: a bound
+			// on the process's own count of what is left, which covers requests counted out of order.
 			const left = told.remaining - window.sentAfter(slot);
+			// A window taken from this answer alone: any own request still unanswered (of this window or
+			// an earlier one, sent before this one or after) may be counted in it after this answer.
+			const sure = told.remaining - window.unanswered();
 			const later = window.namesLaterWindow(told);
 			if (slot.probe && !overtaken) {
 				// Told one less than the limit: its probe opened the window, about now.
 				window.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
 				window.share.carry(window.stragglers());
-				adopt(window, told, left - window.stragglers(), now);
+				adopt(window, told, sure, now);
 				window.share.started(window.remaining ?? 0);
-			} else if (later && window.remaining !== undefined && left > window.remaining) {
+			} else if (later && window.remaining !== undefined && sure > window.remaining) {
 				// The server started a new window before the one we knew ended: take it as it is (told
-				// one less than the limit, this request opened it, as a probe would have). Own requests
-				// still unanswered may be counted in it.
+				// one less than the limit, this request opened it, as a probe would have).
 				window.roll();
 				window.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
 				window.share.carry(window.stragglers());
-				adopt(window, told, left, now);
+				adopt(window, told, sure, now);
 			} else if (window.remaining !== undefined) {
 				window.remaining = Math.min(window.remaining, Math.max(0, left));
 				if (
@@ -284,6 +287,9 @@ export function releaseSlot(
 	// after its end, in this one (its reset says which). The ended window's answers complete its measure.
 	if (headers !== undefined && !current && status !== 429 && told.remaining !== undefined) {
 		const counted = window.namesLaterThanEnded(told) ? 'here' : 'ended';
+		// Counted in this window after its answers so far: what it has left is lower than they said.
+		if (counted === 'here' && window.toldLow !== undefined && !window.namesLaterWindow(told))
+			window.toldLow = Math.min(window.toldLow, told.remaining);
 		window.share.stragglerAnswered(
 			told.remaining,
 			slot.seq,

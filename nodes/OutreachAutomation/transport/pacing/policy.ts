@@ -33,10 +33,12 @@ export function decide(window: Window, now: number, waiting: number): Decision {
 		if (window.resetAt !== undefined && now >= window.resetAt) window.roll();
 		if (window.remaining !== undefined && window.remaining <= 0) {
 			// Counting own requests in flight against answers that arrived out of order can reach 0
-			// early: with none in flight, the server's own figure is exact again.
+			// early: with none of this window's in flight, the server's lowest figure less what may
+			// still be counted after it (own requests of earlier windows, or given up on) is sure.
 			if (window.inFlightNow() > 0 && (window.toldLow ?? 0) > 0) return { at: window.resetAt };
-			if ((window.toldLow ?? 0) > 0 && window.share.alone()) {
-				window.remaining = window.toldLow;
+			const sure = (window.toldLow ?? 0) - window.unanswered();
+			if (sure > 0 && window.share.alone()) {
+				window.remaining = sure;
 				continue;
 			}
 			return waitUntil(window, window.resetAt ?? now + 1000, now);

@@ -156,8 +156,18 @@ export class Window {
 	}
 
 	/**
+	 * Own requests not answered yet, of any window, given up on as hung included: any of them may be
+	 * counted after an answer just read (a server behind a load balancer counts requests in about, not
+	 * exactly, the order sent). What that answer says is left, less these, is surely left.
+	 */
+	unanswered(): number {
+		return this.inFlight.size + this.givenUp.size;
+	}
+
+	/**
 	 * Own requests still unanswered that were sent after `slot` (the server counts them after it).
 	 * Counted from the oldest: answers come about in the order sent, so few are older than `slot`.
+	 * Only a bound on what is left when taken with the process's own count (see `unanswered`).
 	 */
 	sentAfter(slot: Slot): number {
 		let older = 0;

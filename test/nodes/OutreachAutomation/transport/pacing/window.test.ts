@@ -171,6 +171,43 @@ describe('the shared window', () => {
 		expect(await granted()).toBe(true);
 		expect(await grantsNow('w3')).toBe(false);
 	});
+
+	/** Takes every slot granted now, each answered at once with what `answer` says (the server's count). */
+	async function takeAll(key: string, answer: () => Record<string, string>): Promise<number> {
+		for (let taken = 0; ; taken++) {
+			const stop = new AbortController();
+			const timer = setTimeout(() => stop.abort(), 50);
+			const slot = await acquireSlot(key, stop.signal);
+			clearTimeout(timer);
+			if (!slot) return taken;
+			releaseSlot(key, slot, answer());
+		}
+	}
+
+	it('a window started by own requests sent late is taken less every own request still unanswered: a server may count them in another order than sent', async () => {
+		const reset = Date.now() + 60_000;
+		const probe = (await acquireSlot('w5'))!;
+		releaseSlot('w5', probe, headers(9, reset));
+		peekWindow('w5')!.share.cautious = false;
+		const sent = [];
+		for (let i = 0; i < 9; i++) sent.push((await acquireSlot('w5'))!);
+		// The first four are counted in this window; the other five after its end, in the next one,
+		// in this order: the 7th (it opens the window: 9 of 10 left), then what is granted now, then
+		// the 5th, 6th, 8th and 9th (a load balancer in front of several servers).
+		const next = reset + 1000;
+		let left = 9;
+		releaseSlot('w5', sent[6], headers(left, next));
+		// Five own requests may still be counted in the new window, and four of the old one may be:
+		// what is surely left is 9 - 8. Counting only those sent after the 7th, 7 would go at once.
+		expect(await takeAll('w5', () => headers(--left, next))).toBe(1);
+		for (const i of [4, 5, 7, 8]) releaseSlot('w5', sent[i], headers(--left, next));
+		// Nothing was free yet: the four of the old window may still be counted in this one.
+		expect(await takeAll('w5', () => headers(--left, next))).toBe(0);
+		for (const i of [0, 1, 2, 3]) releaseSlot('w5', sent[i], headers(8 - i, reset));
+		// Everything answered: the server's lowest figure is exact again, the late answers included.
+		expect(await takeAll('w5', () => headers(--left, next))).toBe(4);
+		expect(left).toBe(0);
+	});
 });
 
 describe('whole-second windows and the end of a shared window', () => {
