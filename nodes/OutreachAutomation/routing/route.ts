@@ -14,7 +14,8 @@ import { LARGE_PAGE_SIZE } from '../transport/constants';
 import { metaCount, readList } from '../transport/pages';
 import { pause } from '../transport/pacing';
 import type { ApiRequest } from '../transport/request';
-import { apiRequest, cancelSignal, windowKeyOf } from '../transport/request';
+import { apiRequest, cancelSignal, windowKeyOf, withdrawWaits } from '../transport/request';
+import { WithdrawnError } from '../transport/errors';
 import { redactedFailure, redactValue } from '../transport/redact';
 import { pacingHint } from '../transport/report';
 import { readRequestSettings, type RequestSettings } from './requestOptions';
@@ -57,8 +58,36 @@ function keyedQueue(): ItemRun['exclusive'] {
  */
 export const ITEMS_IN_FLIGHT = 1000;
 
-/** What an item left once done: its output items, or why it failed. */
-type Settled = INodeExecutionData[] | { failure: unknown };
+/** What an item left once done: its output items, why it failed, or that it was withdrawn unsent. */
+const WITHDRAWN = 'withdrawn';
+type Settled = INodeExecutionData[] | { failure: unknown } | typeof WITHDRAWN;
+
+/**
+ * The failure a node run fails with, saying what became of the other items: those carried out are
+ * done in the service although the node outputs nothing (a re-run repeats them), the rest were not sent.
+ */
+function withOthers<E extends { description?: string | null }>(
+	failure: E,
+	settled: Array<Settled | undefined>,
+	failedIndex: number,
+): E {
+	let done = 0;
+	let failed = 0;
+	for (let i = 0; i < settled.length; i++) {
+		const item = settled[i];
+		if (i === failedIndex || item === undefined || item === WITHDRAWN) continue;
+		if (Array.isArray(item)) done++;
+		else failed++;
+	}
+	const notSent = settled.length - 1 - done - failed;
+	if (settled.length < 2) return failure;
+	const parts = [`${done} carried out`];
+	if (failed) parts.push(`${failed} failed too`);
+	if (notSent) parts.push(`${notSent} not sent`);
+	const said = `Of the other ${settled.length - 1} items: ${parts.join(', ')}.`;
+	failure.description = failure.description ? `${failure.description} ${said}` : said;
+	return failure;
+}
 
 /**
  * Runs the action node: every input item's request goes through the one pipeline in transport/
@@ -71,9 +100,10 @@ type Settled = INodeExecutionData[] | { failure: unknown };
  *
  * Items start in input order, up to ITEMS_IN_FLIGHT at a time (the pacer spaces their requests by the
  * rate limit), or in batches when Request Options > Batching is set. After a failure without Continue On
- * Fail no further item starts (those in flight finish) and the node fails with the first failure in input
- * order. Output keeps the input order; each item is paired with the input item it came from. With
- * Continue On Fail an item that failed gives one error item.
+ * Fail no further item starts, requests still waiting are withdrawn unsent (those under way finish) and
+ * the node fails with the first failure in input order. Output keeps the input order; each item is
+ * paired with the input item it came from. With Continue On Fail an item that failed gives one error
+ * item.
  */
 export async function executeOperation(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const inputs = this.getInputData();
@@ -100,6 +130,14 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		own ? runOwn(this, own, itemIndex) : runItem(this, found, settings, itemIndex, exclusive);
 	const batchGate = batchGates(settings, signal);
 
+	// After a failure without Continue On Fail the node fails: requests still waiting for their turn
+	// (up to ITEMS_IN_FLIGHT, minutes at 100 a minute) are withdrawn unsent; those under way finish.
+	const withdraw = new AbortController();
+	const onStop = () => withdraw.abort();
+	if (signal?.aborted) onStop();
+	signal?.addEventListener('abort', onStop, { once: true });
+	withdrawWaits(this, withdraw.signal);
+
 	const settled: Array<Settled | undefined> = new Array(inputs.length);
 	let next = 0;
 	let failed = false;
@@ -116,23 +154,32 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 			try {
 				settled[itemIndex] = await run(itemIndex);
 			} catch (failure) {
-				settled[itemIndex] = { failure };
-				if (!continueOnFail) failed = true;
+				settled[itemIndex] = failure instanceof WithdrawnError ? WITHDRAWN : { failure };
+				if (!continueOnFail) {
+					failed = true;
+					withdraw.abort();
+				}
 			}
 		}
 	};
 	const lanes: Array<Promise<void>> = [];
 	for (let i = 0; i < Math.min(ITEMS_IN_FLIGHT, inputs.length); i++) lanes.push(lane());
-	await Promise.all(lanes);
+	try {
+		await Promise.all(lanes);
+	} finally {
+		signal?.removeEventListener('abort', onStop);
+	}
 
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < inputs.length; itemIndex++) {
 		const done = settled[itemIndex];
 		// Not started: the execution was stopped, or an earlier item failed (thrown below first).
 		if (done === undefined) break;
+		// Withdrawn unsent: another item failed (thrown below).
+		if (done === WITHDRAWN) continue;
 		if (!Array.isArray(done)) {
 			const failure = redactedFailure(this.getNode(), done.failure);
-			if (signal?.aborted || !continueOnFail) throw failure;
+			if (signal?.aborted || !continueOnFail) throw withOthers(failure, settled, itemIndex);
 			output.push({
 				json: { error: failure.message },
 				error: failure,

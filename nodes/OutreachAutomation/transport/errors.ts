@@ -1,4 +1,5 @@
 import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import type { NetworkFailure } from './network';
 import { tlsProblem } from './network';
 import { NodeApiError } from './redact';
@@ -170,6 +171,19 @@ export function cancelledError(node: INode, target: RequestTarget, sent: boolean
 			itemIndex: target.itemIndex,
 		},
 	);
+}
+
+/**
+ * A request withdrawn before it was sent: another item of the node run failed and the node fails
+ * with that item's error (see withdrawWaits). Never the error a node run fails with.
+ */
+export class WithdrawnError extends NodeOperationError {}
+
+export function withdrawnError(node: INode, target: RequestTarget): WithdrawnError {
+	return new WithdrawnError(node, 'Not sent: another item failed first', {
+		description: 'The node stops at its first failure: requests still waiting were not sent.',
+		itemIndex: target.itemIndex,
+	});
 }
 
 /** Maps an HTTP error answer (or `success: false`) to an error a no-code user can act on. */

@@ -28,6 +28,7 @@ import {
 	networkError,
 	notEnvelopeError,
 	rateLimitError,
+	withdrawnError,
 } from './errors';
 import { acquireSlot, cancelSlot, markExhausted, pause, releaseSlot, windowKey } from './pacing';
 import { gaveUpOnRateLimit, retriedAfter429, waitBegins, waitEnds } from './report';
@@ -79,6 +80,20 @@ export function cancelSignal(ctx: RequestContext): AbortSignal | undefined {
 	const get = (ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined })
 		.getExecutionCancelSignal;
 	return typeof get === 'function' ? get.call(ctx) : undefined;
+}
+
+/**
+ * Per node run, a signal that ends the waits of its requests not sent yet (for the rate limit, or
+ * before a repeat), never a request under way; see withdrawWaits.
+ */
+const withdrawals = new WeakMap<object, AbortSignal>();
+
+/**
+ * From now on, `signal` aborting withdraws the node run's requests still waiting: they fail with a
+ * WithdrawnError, unsent. It must abort on n8n's cancel signal too.
+ */
+export function withdrawWaits(ctx: RequestContext, signal: AbortSignal): void {
+	withdrawals.set(ctx, signal);
 }
 
 /**
@@ -210,6 +225,10 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	if (signal?.aborted) throw cancelledError(node, given, false);
 	const { baseUrl, key, credentials } = await connection(ctx, given);
 	let request = given;
+	// What ends this request's waits: Stop, or the node run withdrawing what it has not sent.
+	const waits = withdrawals.get(ctx) ?? signal;
+	const stopped = (sent: boolean) =>
+		!waits || signal?.aborted ? cancelledError(node, request, sent) : withdrawnError(node, request);
 	let options: IHttpRequestOptions | undefined;
 
 	const repeatable = given.safeToRepeat ?? repeatableMethod(given.method);
@@ -219,17 +238,17 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	// After a 5xx or a lost answer: wait and go again, only while the request is safe to repeat.
 	const retryAfterFailure = async (): Promise<boolean> => {
 		failures++;
-		if (!repeatable || failures > SERVER_ERROR_MAX_RETRIES || signal?.aborted) return false;
-		await pause(backoff(failures - 1), signal);
-		return !signal?.aborted;
+		if (!repeatable || failures > SERVER_ERROR_MAX_RETRIES || waits?.aborted) return false;
+		await pause(backoff(failures - 1), waits);
+		return !waits?.aborted;
 	};
 
 	for (let attempt = 1; ; attempt++) {
 		const waitStarted = Date.now();
 		waitBegins(ctx, key);
-		const slot = await acquireSlot(key, signal);
+		const slot = await acquireSlot(key, waits);
 		waitEnds(ctx, waitStarted, ctx.logger);
-		if (!slot) throw cancelledError(node, request, attempt > 1);
+		if (!slot) throw stopped(attempt > 1);
 		if (slot.tooLongUntil !== undefined) {
 			gaveUpOnRateLimit(ctx);
 			throw rateLimitError(node, slot.tooLongUntil, request, attempt - 1);
