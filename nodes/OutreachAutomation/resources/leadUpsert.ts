@@ -235,13 +235,13 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 			}
 			const request = { itemIndex };
 			if (!matches.length) {
-				wrote();
 				const { data } = await pipeline.send({
 					...request,
 					method: 'POST',
 					path: '/leads',
 					body,
 					safeToRepeat: false,
+					onSend: wrote,
 				});
 				const lead = data as IDataObject | null | undefined;
 				if (

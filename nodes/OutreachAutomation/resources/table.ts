@@ -57,6 +57,11 @@ export interface RunRequest {
 	itemIndex?: number;
 	/** Whether a 5xx or a lost answer may be retried: true only when repeating it cannot do anything twice. */
 	safeToRepeat: boolean;
+	/**
+	 * Called once the request has its turn and goes out: a request still waiting may be withdrawn
+	 * unsent (another item failed), and then it did nothing.
+	 */
+	onSend?: () => void;
 }
 
 /**

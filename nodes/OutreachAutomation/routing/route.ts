@@ -79,13 +79,14 @@ function withOthers<E extends { description?: string | null }>(
 		if (Array.isArray(item)) done++;
 		else failed++;
 	}
-	const notSent = settled.length - 1 - done - failed;
 	if (settled.length < 2) return failure;
+	const notSent = settled.length - 1 - done - failed;
 	const parts = [`${done} carried out`];
 	if (failed) parts.push(`${failed} failed too`);
 	if (notSent) parts.push(`${notSent} not sent`);
 	const said = `Of the other ${settled.length - 1} items: ${parts.join(', ')}.`;
-	failure.description = failure.description ? `${failure.description} ${said}` : said;
+	const before = failure.description?.trim();
+	failure.description = before ? `${before}${/[.!?]$/.test(before) ? '' : '.'} ${said}` : said;
 	return failure;
 }
 
@@ -229,8 +230,14 @@ function pipelineFor(
 	base: Pick<ApiRequest, 'resource' | 'transport'>,
 ): Pipeline {
 	return {
-		send: async (request) => {
-			const { data, meta } = await apiRequest(ctx, { ...base, ...request });
+		send: async ({ onSend, ...request }) => {
+			const prepare = onSend
+				? async () => {
+						onSend();
+						return {};
+					}
+				: undefined;
+			const { data, meta } = await apiRequest(ctx, { ...base, ...request, prepare });
 			return { data, total: metaCount(meta?.total) };
 		},
 		readAll: async (request) => await readList(ctx, { ...base, ...request }),

@@ -5,6 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { resetLearntSearch } from '../../../../nodes/OutreachAutomation/resources/leadUpsert';
+import { resetRateLimitState } from '../../../../nodes/OutreachAutomation/transport/pacing';
 import { resetPageSizes } from '../../../../nodes/OutreachAutomation/transport/pages';
 import { runNode } from '../../../engine/harness';
 import type { RequestLogEntry } from '../../../sandbox/server';
@@ -256,7 +257,10 @@ describe('Lead > Create or Update', () => {
 	});
 
 	describe('bad input', () => {
-		beforeEach(() => sandbox.reset(EMPTY));
+		beforeEach(() => {
+			sandbox.reset(EMPTY);
+			resetRateLimitState();
+		});
 
 		it('three items of one profile, the update of the second failing: the third updates the lead the first created (no second create)', async () => {
 			sandbox.addFault({ method: 'PATCH', path: '/api/v1/leads/*', status: 422 });
@@ -297,6 +301,22 @@ describe('Lead > Create or Update', () => {
 			]);
 			expect(log().filter((r) => r.method === 'POST')).toHaveLength(2);
 			expect(leadsWith(profile(1))).toHaveLength(1);
+		});
+
+		it('a failure without Continue On Fail: a create still waiting for the rate limit is withdrawn unsent, and the next item of its profile is not taken for one that failed', async () => {
+			// Two requests a minute: the list read and the first create; the others wait for the next
+			// window when the first create fails (refused with a 500).
+			sandbox.config({ rateLimit: 2, windowMs: 60_000, resetFormat: 'epoch-ms' });
+			sandbox.addFault({ method: 'POST', path: '/api/v1/leads', status: 500 });
+			const { error } = await runNode(creds('upsert-input'), UPSERT, [
+				{ url: profile(1), first: 'One' },
+				{ url: profile(2), first: 'Two' },
+				{ url: `${profile(2)}/`, first: 'Again' },
+			]);
+			expect(error?.message).toMatch(/500|server/i);
+			expect(error?.description).toContain('Of the other 2 items: 0 carried out, 2 not sent.');
+			expect(sandbox.stats().requests).toBe(2);
+			expect(sandbox.store.leads.size).toBe(0);
 		});
 
 		it('an item without a profile URL, or with one that is not a profile address, fails before any request; Continue On Fail gives error items and the others go on', async () => {
