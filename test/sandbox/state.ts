@@ -52,7 +52,7 @@ export class SandboxState {
 	readonly churn: Churn;
 	/** For control-side choices (default reply texts), apart from the data and fault PRNGs. */
 	private rng = new Random(7);
-	/** For latency jitter, seeded from the fault seed: the same seed, the same order of arrival. */
+	/** For latency jitter, seeded from the fault seed: the same seed, the same delays in turn. */
 	private jitter: Random;
 
 	/**
@@ -117,6 +117,7 @@ export class SandboxState {
 		if (this.config.faultSeed !== previousSeed || changes.faultSeed !== undefined) {
 			this.faults.reseed(this.config.faultSeed);
 			this.churn.reseed(churnSeed(this.config.faultSeed));
+			this.jitter = new Random(this.config.faultSeed);
 		}
 		return { ...this.config };
 	}

@@ -228,7 +228,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	// What ends this request's waits: Stop, or the node run withdrawing what it has not sent.
 	const waits = withdrawals.get(ctx) ?? signal;
 	const stopped = (sent: boolean) =>
-		!waits || signal?.aborted ? cancelledError(node, request, sent) : withdrawnError(node, request);
+		signal?.aborted ? cancelledError(node, request, sent) : withdrawnError(node, request);
 	let options: IHttpRequestOptions | undefined;
 
 	const repeatable = given.safeToRepeat ?? repeatableMethod(given.method);
