@@ -715,14 +715,16 @@ describe('the credential dialog', () => {
 	});
 });
 
-describe('the README', () => {
-	it('shows every screenshot with its caption in "In the editor", near the top', () => {
+describe('the README and docs/editor.md', () => {
+	it('the README shows the nodes panel before Install; docs/editor.md every screenshot with its caption', () => {
 		const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-		const section = readme.indexOf('## In the editor');
-		expect(section).toBeGreaterThan(0);
-		expect(section).toBeLessThan(readme.indexOf('## Installation'));
+		const picture = readme.indexOf(readmeImage(SHOTS.nodePanel));
+		expect(picture).toBeGreaterThan(0);
+		expect(picture).toBeLessThan(readme.indexOf('## Install'));
+		const editor = fs.readFileSync(path.join(DOCS_DIR, 'editor.md'), 'utf8');
 		for (const shot of Object.values(SHOTS)) {
-			expect(readme).toContain(readmeImage(shot));
+			expect(editor).toContain(`![${shot.caption}](${shot.file})`);
+			expect(editor).toContain(`*${shot.caption}*`);
 			expect(fs.existsSync(path.join(DOCS_DIR, shot.file))).toBe(true);
 		}
 	});
