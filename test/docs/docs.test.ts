@@ -1,0 +1,118 @@
+/**
+ * The user's documentation holds together: every relative link and picture in README.md and docs/*.md points
+ * at a file that exists (and, for a link into a Markdown file, at a heading that exists there), and the
+ * README stays a guide a user reads to the end: at most 250 lines.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const README_MAX_LINES = 250;
+
+const DOCS = [
+	'README.md',
+	...fs
+		.readdirSync(path.join(ROOT, 'docs'))
+		.filter((file) => file.endsWith('.md'))
+		.sort()
+		.map((file) => `docs/${file}`),
+];
+
+/** The Markdown without fenced code blocks and inline code, where brackets are not links. */
+function prose(markdown: string): string {
+	return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
+}
+
+interface Link {
+	file: string;
+	line: number;
+	target: string;
+	image: boolean;
+}
+
+/** Every inline link and image: `[text](target)`, `![alt](target)`, with an optional "title". */
+function linksOf(file: string): Link[] {
+	const lines = prose(fs.readFileSync(path.join(ROOT, file), 'utf8')).split('\n');
+	const links: Link[] = [];
+	lines.forEach((text, index) => {
+		for (const match of text.matchAll(
+			/(!?)\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g,
+		))
+			links.push({ file, line: index + 1, target: match[2], image: match[1] === '!' });
+	});
+	return links;
+}
+
+/** The anchors GitHub gives a Markdown file's headings (lower case, punctuation dropped, spaces to "-"). */
+function anchorsOf(file: string): Set<string> {
+	const seen = new Map<string, number>();
+	const anchors = new Set<string>();
+	const text = fs.readFileSync(file, 'utf8').replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+	for (const [, heading] of text.matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
+		const plain = heading
+			.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+			.replace(/<[^>]+>/g, '')
+			.trim()
+			.toLowerCase();
+		const slug = plain.replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+		const count = seen.get(slug) ?? 0;
+		seen.set(slug, count + 1);
+		anchors.add(count ? `${slug}-${count}` : slug);
+	}
+	for (const [, id] of text.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(id);
+	return anchors;
+}
+
+const isExternal = (target: string) => /^[a-z][a-z0-9+.-]*:/i.test(target);
+
+/** What is wrong with one link, or undefined when it resolves. */
+function problemOf(link: Link): string | undefined {
+	const [rawPath, anchor] = link.target.split('#', 2) as [string, string | undefined];
+	const target = rawPath
+		? path.resolve(path.dirname(path.join(ROOT, link.file)), decodeURIComponent(rawPath))
+		: path.join(ROOT, link.file);
+	if (!target.startsWith(ROOT + path.sep) && target !== ROOT)
+		return 'points outside the repository';
+	if (!fs.existsSync(target)) return 'no such file';
+	if (link.image && !/\.(png|jpe?g|gif|svg|webp)$/i.test(target))
+		return 'an image that is not a picture';
+	if (
+		anchor !== undefined &&
+		target.endsWith('.md') &&
+		!anchorsOf(target).has(anchor.toLowerCase())
+	)
+		return `no heading with the anchor "#${anchor}"`;
+	return undefined;
+}
+
+describe('the documentation', () => {
+	it.each(DOCS)('%s: every relative link and picture resolves, anchors included', (file) => {
+		const broken = linksOf(file)
+			.filter((link) => !isExternal(link.target))
+			.map((link) => ({ link, problem: problemOf(link) }))
+			.filter(({ problem }) => problem)
+			.map(({ link, problem }) => `${link.file}:${link.line} ${link.target}: ${problem}`);
+		expect(broken).toEqual([]);
+	});
+
+	it(`README.md is at most ${README_MAX_LINES} lines`, () => {
+		const text = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+		const lines = text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length;
+		expect(lines).toBeLessThanOrEqual(README_MAX_LINES);
+	});
+
+	it('the checker finds what it checks: links, pictures and anchors in README.md', () => {
+		const links = linksOf('README.md');
+		expect(links.some((link) => link.image)).toBe(true);
+		expect(links.some((link) => link.target.includes('#'))).toBe(true);
+		expect(problemOf({ file: 'README.md', line: 0, target: 'docs/missing.md', image: false })).toBe(
+			'no such file',
+		);
+		expect(
+			problemOf({ file: 'README.md', line: 0, target: '#no-such-heading', image: false }),
+		).toMatch(/no heading/);
+		expect(
+			problemOf({ file: 'README.md', line: 0, target: '#install', image: false }),
+		).toBeUndefined();
+	});
+});
