@@ -211,6 +211,24 @@ const FLAGS: Flag[] = [
 		help: 'what search on GET /leads looks in: names | record | ignored',
 	},
 	{
+		name: 'profile-storage',
+		key: 'profileStorage',
+		kind: 'string',
+		help: 'linkedin_url as stored: as-sent | no-scheme | country-host | mobile-host',
+	},
+	{
+		name: 'message-bodies',
+		key: 'messageBodies',
+		kind: 'string',
+		help: 'message bodies as stored: as-sent | normalized (line ends and runs of spaces)',
+	},
+	{
+		name: 'html-site',
+		key: 'htmlSite',
+		kind: 'flag',
+		help: 'play a website at the Base URL: every /api/v1 path answers an HTML 404 page',
+	},
+	{
 		name: 'after-429-rate',
 		key: 'after429Rate',
 		kind: 'number',

@@ -32,6 +32,10 @@ export const FAULT_KINDS = [
 export const META_STYLES = ['full', 'absent'] as const;
 /** What `search` on GET /leads looks in: names (first/last name, company, title), the whole record, or nothing. */
 export const SEARCH_SCOPES = ['names', 'record', 'ignored'] as const;
+/** How the service stores a lead's linkedin_url: as sent, or rewritten the way some services and imports do. */
+export const PROFILE_STORAGES = ['as-sent', 'no-scheme', 'country-host', 'mobile-host'] as const;
+/** How the service stores a message body: as sent, or with line ends and runs of spaces normalised. */
+export const MESSAGE_BODIES = ['as-sent', 'normalized'] as const;
 export type SearchScope = (typeof SEARCH_SCOPES)[number];
 export const META_TOTALS = ['exact', 'absent', 'string', 'negative', 'low', 'high'] as const;
 export const META_PER_PAGES = ['used', 'requested', 'absent', 'string'] as const;
@@ -291,6 +295,10 @@ export const ConfigSchema = z
 		echoSecrets: z.boolean(),
 		after429Rate: rate,
 		searchScope: z.enum(SEARCH_SCOPES),
+		profileStorage: z.enum(PROFILE_STORAGES),
+		messageBodies: z.enum(MESSAGE_BODIES),
+		/** The Base URL is a website, not the API: every /api/v1 path answers an HTML 404 page. */
+		htmlSite: z.boolean(),
 	})
 	.strict();
 export type SandboxConfig = z.infer<typeof ConfigSchema>;
@@ -329,6 +337,9 @@ export const DEFAULT_CONFIG: SandboxConfig = {
 	echoSecrets: false,
 	after429Rate: 0,
 	searchScope: 'names',
+	profileStorage: 'as-sent',
+	messageBodies: 'as-sent',
+	htmlSite: false,
 };
 
 /** How much demo data to generate; `seed` seeds the PRNG (same seed, same data). */

@@ -145,6 +145,16 @@ async function handleApi(
 	res.on('close', () => state.recorder.finish(entry, 0));
 	const raw = await readBody(req);
 	entry.body = tryParseJson(raw.text);
+	if (state.config.htmlSite) {
+		// A website at the Base URL: every path is a page it does not have.
+		state.recorder.finish(entry, 404);
+		return send(res, {
+			status: 404,
+			body: undefined,
+			raw: '<!doctype html><html><head><title>Page not found</title></head><body><h1>Page not found</h1><p>Sorry, this page does not exist.</p></body></html>',
+			headers: { 'Content-Type': 'text/html; charset=utf-8' },
+		});
+	}
 	const latency = state.latency();
 	if (latency > 0) await sleep(latency);
 

@@ -5,6 +5,7 @@ import { filtersCollection, optionsCollection } from '../shared/filters';
 import { locator } from '../shared/locator';
 import { assignFilled, invalid, isPrototypeKey, param, requiredId } from '../shared/parameters';
 import { upsertRun } from './leadUpsert';
+import { webAddress } from './profileIdentity';
 import { defineResource, httpStatusOf, passOn, type ItemRun } from './table';
 
 /**
@@ -142,12 +143,17 @@ function leadBody(ctx: ItemParameters, values: IDataObject, clearEmpty: boolean)
 		else assignFilled(body, { [wire]: values[name] });
 	}
 	const url = body[PROFILE_URL_FIELD];
-	if (typeof url === 'string' && url !== '' && !/^https?:\/\/\S+$/i.test(url)) {
-		invalid(
-			ctx,
-			`LinkedIn Profile URL "${url}" is not a web address`,
-			'Use the full address, starting with https://',
-		);
+	if (typeof url === 'string' && url !== '') {
+		// Sent as a full address: one without a scheme (as CSV imports store them) gets https://.
+		const address = webAddress(url);
+		if (typeof address !== 'string' || !URL.canParse(address)) {
+			invalid(
+				ctx,
+				`LinkedIn Profile URL "${url}" is not a web address`,
+				'Use the address of the profile, e.g. https://www.linkedin.com/in/ada-lovelace',
+			);
+		}
+		body[PROFILE_URL_FIELD] = address;
 	}
 	const custom = ((values.customFields as IDataObject | undefined)?.field ?? []) as IDataObject[];
 	for (const [index, entry] of custom.entries()) {
@@ -195,6 +201,15 @@ function listQuery(ctx: ItemParameters): IDataObject {
 const leadId = { parameter: 'leadId', label: 'Lead ID' };
 
 /**
+ * Whether an error answer is the API's own envelope (`success: false`): a 404 from anything else (a
+ * website at a wrong Base URL answers every path so) says nothing about the lead.
+ */
+function inEnvelope(error: unknown): boolean {
+	const body = (error as { errorResponse?: { body?: unknown } } | null)?.errorResponse?.body;
+	return typeof body === 'object' && body !== null && (body as IDataObject).success === false;
+}
+
+/**
  * Delete, with Options > Succeed If Not Found: a lead the service does not know (deleted by an earlier
  * run, or never there) is output as `{id, deleted: false, outcome: 'notFound'}` instead of an error.
  */
@@ -204,7 +219,7 @@ async function deleteLead(item: ItemRun): Promise<IDataObject[]> {
 	try {
 		return (await item.send()).map((result) => ({ ...result, outcome: 'deleted' }));
 	} catch (error) {
-		if (httpStatusOf(error) !== 404) passOn(item.parameters.getNode(), error);
+		if (httpStatusOf(error) !== 404 || !inEnvelope(error)) passOn(item.parameters.getNode(), error);
 		const id = requiredId(item.parameters, leadId.parameter, leadId.label);
 		return [{ id, deleted: false, outcome: 'notFound' }];
 	}
@@ -217,7 +232,7 @@ const deleteOptions = optionsCollection([
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether a lead that does not exist (e.g. deleted by an earlier run) counts as done instead of an error: output with deleted false and outcome "notFound" ("deleted" otherwise). A mistyped ID counts as done too.',
+			'Whether a lead that does not exist (e.g. deleted by an earlier run) counts as done instead of an error: output with deleted false and outcome "notFound" ("deleted" otherwise). A mistyped ID counts as done too; a "not found" that does not come from the Outreach Automation API (a wrong Base URL) is still an error.',
 	},
 ]);
 

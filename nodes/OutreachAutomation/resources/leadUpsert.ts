@@ -1,42 +1,19 @@
 /**
- * Lead > Create or Update: finds the lead with the item's LinkedIn profile, then creates it, changes only
- * the fields that differ, or leaves it alone. One index per execution, shared by all its items.
+ * Lead > Create or Update: finds the lead with the item's LinkedIn profile (the person profileIdentity
+ * names), then creates it, changes only the fields that differ, or leaves it alone. One index per
+ * execution, shared by all its items.
  */
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ItemParameters } from '../shared/parameters';
 import { describe, invalid } from '../shared/parameters';
+import type { Identity } from './profileIdentity';
+import { exactKey, profileIdentity, profileKey, storedKey } from './profileIdentity';
 import type { OperationRun, Pipeline, RequestPart, RunRequest } from './table';
+import { mayHaveRun } from './table';
 
 export type Outcome = 'created' | 'updated' | 'unchanged';
-
-/**
- * The profile an address names, as one comparable text: host without "www." and path without trailing
- * slashes, both lower case (LinkedIn profile paths are case-insensitive); scheme, query and fragment
- * dropped. Undefined when the text is not an http(s) address with a path.
- */
-export function profileKey(raw: unknown): string | undefined {
-	if (typeof raw !== 'string') return undefined;
-	const text = raw.trim();
-	if (!/^https?:\/\/\S+$/i.test(text)) return undefined;
-	let url: URL;
-	try {
-		url = new URL(text);
-	} catch {
-		return undefined;
-	}
-	const host = url.hostname.toLowerCase().replace(/^www\./, '');
-	let path = url.pathname;
-	try {
-		path = decodeURIComponent(path);
-	} catch {
-		// A stray "%": compare it as written.
-	}
-	path = path.replace(/\/+$/, '').toLowerCase();
-	if (!host || !path) return undefined;
-	return `${host}${url.port ? `:${url.port}` : ''}${path}`;
-}
 
 // ---- what a server's search covers, learnt once per credential
 
@@ -70,29 +47,32 @@ export function resetLearntSearch(): void {
 
 // ---- the index of one execution
 
-interface FirstPage {
-	items: IDataObject[];
-	total?: number;
-}
+/** Leads by the key of their stored address (storedKey). */
+type Index = Map<string, IDataObject[]>;
 
-/** Leads by profile key: from a whole-list read, or looked up one profile at a time by search. */
-type Finder = { kind: 'list'; byProfile: Map<string, IDataObject[]> } | { kind: 'search' };
+/**
+ * How leads are found: one read of the whole list, or per-profile searches where the server's search is
+ * proven to find profiles (items whose profile a search cannot be trusted to find use the list).
+ */
+type Finder = { kind: 'list'; index: Index } | { kind: 'search'; index: () => Promise<Index> };
 
-function asItems(data: unknown): IDataObject[] {
-	if (Array.isArray(data)) return data as IDataObject[];
-	return data === undefined || data === null ? [] : [data as IDataObject];
-}
-
-function indexed(leads: IDataObject[], field: string): Finder {
-	const byProfile = new Map<string, IDataObject[]>();
+function indexed(leads: IDataObject[], field: string): Index {
+	const index: Index = new Map();
 	for (const lead of leads) {
-		const key = profileKey(lead[field]);
+		const key = storedKey(lead[field]);
 		if (key === undefined) continue;
-		const same = byProfile.get(key);
+		const same = index.get(key);
 		if (same) same.push(lead);
-		else byProfile.set(key, [lead]);
+		else index.set(key, [lead]);
 	}
-	return { kind: 'list', byProfile };
+	return index;
+}
+
+/** The leads an item's address matches in `index`: its person's key, or its exact text. */
+function matchesIn(index: Index, key: string, raw: string): IDataObject[] {
+	const byKey = index.get(key) ?? [];
+	const byText = index.get(exactKey(raw));
+	return byText ? [...new Set([...byKey, ...byText])] : byKey;
 }
 
 interface UpsertSettings {
@@ -106,7 +86,8 @@ interface UpsertSettings {
 
 /**
  * A previous item with the same profile, as the next one sees it: the lead it left, or the item whose
- * create failed (the lead may exist or not). Undefined: none before it knew the lead; look it up.
+ * create may have been carried out without this run knowing (the lead may exist or not). Undefined:
+ * none before it knew the lead; look it up.
  */
 type Previous = { lead: IDataObject } | { failed: number } | undefined;
 
@@ -117,32 +98,32 @@ type Previous = { lead: IDataObject } | { failed: number } | undefined;
  */
 function finderOf(pipeline: Pipeline, items: number, field: string): () => Promise<Finder> {
 	let finder: Promise<Finder> | undefined;
+	let whole: Promise<Index> | undefined;
 	const list: RunRequest = { method: 'GET', path: '/leads', safeToRepeat: true };
-
-	const firstPage = async (): Promise<FirstPage> => {
-		const { data, total } = await pipeline.send({
-			...list,
-			qs: { page: 1, per_page: pipeline.largePage },
-		});
-		return { items: asItems(data), total };
-	};
+	const readIndex = () => (whole ??= pipeline.readAll(list).then((leads) => indexed(leads, field)));
 
 	/**
-	 * Searches one lead of the first page by its profile, in other letter case: found, and fewer leads than
-	 * the list, proves the search finds profiles whatever their case. Undefined: nothing to learn from.
+	 * Searches one lead of the first page by its profile's search term, in other letter case: found, and
+	 * fewer leads than the list, proves the search finds profiles whatever their case. Undefined: nothing
+	 * to learn from.
 	 */
-	const learn = async (first: FirstPage): Promise<boolean | undefined> => {
-		const target = first.items.find((lead) => profileKey(lead[field]) !== undefined);
+	const learn = async (first: { items: IDataObject[]; total?: number }) => {
+		let target: { key: string; searchTerm: string } | undefined;
+		for (const lead of first.items) {
+			const identity = profileIdentity(lead[field]);
+			if ('key' in identity && identity.searchTerm !== undefined) {
+				target = { key: identity.key, searchTerm: identity.searchTerm };
+				break;
+			}
+		}
 		if (!target || first.items.length < 2) return undefined;
-		const key = profileKey(target[field])!;
-		const { data, total } = await pipeline.send({
+		const found = await pipeline.firstPage({
 			...list,
-			qs: { search: key.toUpperCase(), page: 1, per_page: pipeline.largePage },
+			qs: { search: target.searchTerm.toUpperCase() },
 		});
-		const found = asItems(data);
-		const hit = found.some((lead) => profileKey(lead[field]) === key);
+		const hit = found.items.some((lead) => profileKey(lead[field]) === target.key);
 		// A search the server ignores answers the whole list: as many as the list (page 1 asked the same size).
-		const fewer = (total ?? found.length) < (first.total ?? first.items.length);
+		const fewer = (found.total ?? found.items.length) < (first.total ?? first.items.length);
 		return hit && fewer;
 	};
 
@@ -151,11 +132,11 @@ function finderOf(pipeline: Pipeline, items: number, field: string): () => Promi
 		// A search known not to find profiles: straight to the list. A search that did is checked again
 		// (one request, within the +2): a server whose search stopped covering profiles must not make
 		// every lookup come back empty.
-		if (learnt(key) === false) return indexed(await pipeline.readAll(list), field);
-		const first = await firstPage();
+		if (learnt(key) === false) return { kind: 'list', index: await readIndex() };
+		const first = await pipeline.firstPage(list);
 		// The whole list in one page (and the total says so): nothing else to read.
 		if (!first.items.length || (first.total !== undefined && first.items.length >= first.total))
-			return indexed(first.items, field);
+			return { kind: 'list', index: indexed(first.items, field) };
 		const proven = await learn(first);
 		if (proven !== undefined) remember(key, proven);
 		if (proven) {
@@ -165,12 +146,34 @@ function finderOf(pipeline: Pipeline, items: number, field: string): () => Promi
 				first.total === undefined
 					? Infinity
 					: Math.ceil(first.total / Math.max(1, first.items.length)) + 1;
-			if (items <= pages) return { kind: 'search' };
+			if (items <= pages) return { kind: 'search', index: readIndex };
 		}
-		return indexed(await pipeline.readAll(list), field);
+		return { kind: 'list', index: await readIndex() };
 	};
 
 	return () => (finder ??= build());
+}
+
+/** The error of an item whose address names no one: refused before any request, never matched. */
+function refuseAddress(
+	parameters: ItemParameters,
+	label: string,
+	raw: unknown,
+	identity: Extract<Identity, { refused: string }>,
+): never {
+	if (raw === undefined || (typeof raw === 'string' && !raw.trim())) {
+		invalid(
+			parameters,
+			`${label} is empty`,
+			'Create or Update finds the lead by it: fill it with the address of the LinkedIn profile, or use Create for contacts without one.',
+		);
+	}
+	if (typeof raw !== 'string') invalid(parameters, `${label} must be text, not ${describe(raw)}`);
+	invalid(
+		parameters,
+		`${label} "${raw}" ${identity.refused} (item ${parameters.getItemIndex() + 1})`,
+		"Create or Update finds the lead by the person's profile address, e.g. https://www.linkedin.com/in/ada-lovelace: an address that names no one could match anyone, so the item was not sent. Fix the address in the source data, or use Create for contacts without one.",
+	);
 }
 
 /**
@@ -187,23 +190,30 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 		// profile of this execution, dropped with it.
 		const queues = new Map<string, Promise<Previous>>();
 
-		const lookUp = async (key: string, itemIndex: number): Promise<IDataObject[]> => {
+		const lookUp = async (
+			identity: { key: string; searchTerm?: string },
+			raw: string,
+			itemIndex: number,
+		): Promise<IDataObject[]> => {
 			const found = await finder();
-			if (found.kind === 'list') return found.byProfile.get(key) ?? [];
-			const matches = await pipeline.readAll({
+			if (found.kind === 'list') return matchesIn(found.index, identity.key, raw);
+			// A search term every stored spelling contains; otherwise the list.
+			if (identity.searchTerm === undefined)
+				return matchesIn(await found.index(), identity.key, raw);
+			const hits = await pipeline.readAll({
 				method: 'GET',
 				path: '/leads',
-				qs: { search: key },
+				qs: { search: identity.searchTerm },
 				safeToRepeat: true,
 				itemIndex,
 			});
-			// A search may match more than the profile (a longer address, a name): compare each.
-			return matches.filter((lead) => profileKey(lead[field]) === key);
+			// A search matches more than the profile (a longer handle, a name): compare each.
+			return matchesIn(indexed(hits, field), identity.key, raw);
 		};
 
 		const write = async (
 			parameters: ItemParameters,
-			key: string,
+			identity: { key: string; searchTerm?: string },
 			body: IDataObject,
 			previous: Previous,
 			wrote: () => void,
@@ -212,15 +222,17 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 			if (previous && 'failed' in previous) {
 				throw new NodeOperationError(
 					node,
-					`Not sent: item ${previous.failed + 1} with the same ${label} failed`,
+					`Not sent: item ${previous.failed + 1} with the same ${label} may have created the lead`,
 					{
 						description:
-							'Whether that lead was created is unknown, so this item was not sent (it could create it twice). Run the workflow again: Create or Update finds the lead if it exists.',
+							'Its answer was lost, so whether that lead was created is unknown, and this item was not sent (it could create it twice). Run the workflow again: Create or Update finds the lead if it exists.',
 						itemIndex,
 					},
 				);
 			}
-			const matches = previous ? [previous.lead] : await lookUp(key, itemIndex);
+			const matches = previous
+				? [previous.lead]
+				: await lookUp(identity, String(body[field]), itemIndex);
 			if (matches.length > 1) {
 				const ids = matches.map((lead) => String(lead.id)).join(', ');
 				throw new NodeOperationError(
@@ -275,46 +287,29 @@ export function upsertRun(settings: UpsertSettings): OperationRun {
 				body: changes,
 				safeToRepeat: true,
 			});
-			const updated =
-				typeof data === 'object' && data !== null && Object.keys(data).length
-					? (data as IDataObject)
-					: { ...lead, ...changes };
-			return { lead: updated, outcome: 'updated' };
+			// Whatever the answer holds, over the lead as known: an answer without the id keeps the lead's.
+			const answer = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
+			return { lead: { ...lead, ...changes, ...(answer as IDataObject) }, outcome: 'updated' };
 		};
 
 		return async (parameters) => {
 			// Bad input fails this item before any request of its own.
 			const body = bodyOf(parameters);
-			const key = profileKey(body[field]);
-			if (key === undefined) {
-				const raw = body[field];
-				if (raw === undefined) {
-					invalid(
-						parameters,
-						`${label} is empty`,
-						'Create or Update finds the lead by it: fill it with the address of the LinkedIn profile.',
-					);
-				}
-				if (typeof raw !== 'string')
-					invalid(parameters, `${label} must be text, not ${describe(raw)}`);
-				invalid(
-					parameters,
-					`${label} "${raw}" is not a profile address`,
-					'Use the full address of the profile, e.g. https://www.linkedin.com/in/ada-lovelace',
-				);
-			}
+			const identity = profileIdentity(body[field]);
+			if ('refused' in identity) refuseAddress(parameters, label, body[field], identity);
 			// Queued synchronously, in input order, behind the previous item with this profile.
-			const before = queues.get(key);
+			const before = queues.get(identity.key);
 			const itemIndex = parameters.getItemIndex();
 			let writing = false;
 			const wrote = () => (writing = true);
-			const done = (async () => write(parameters, key, body, await before, wrote))();
-			// Failed without creating (a lookup or an update failed): the next item sees what this one saw.
+			const done = (async () => write(parameters, identity, body, await before, wrote))();
+			// A create whose answer was lost may have been carried out: the next item must not create it
+			// again. Any other failure (refused, not sent, an update) leaves what this one saw.
 			const next: Promise<Previous> = done.then(
 				({ lead }) => ({ lead }),
-				async () => (writing ? { failed: itemIndex } : await before),
+				async (error) => (writing && mayHaveRun(error) ? { failed: itemIndex } : await before),
 			);
-			queues.set(key, next);
+			queues.set(identity.key, next);
 			const { lead, outcome } = await done;
 			return [{ ...lead, outcome }];
 		};

@@ -18,32 +18,78 @@ function sendBody(ctx: ItemParameters): IDataObject {
 /** Statuses of a message that did not reach the lead: such a message does not count as sent. */
 const FAILED_STATUSES = new Set(['failed', 'error', 'bounced', 'rejected', 'undelivered']);
 
-/** Whether `message` is an earlier send of `body` to `leadId` that did not fail. */
-function alreadySent(message: IDataObject, leadId: string, body: string): boolean {
-	if (message.lead_id !== undefined && String(message.lead_id) !== leadId) return false;
-	if (message.direction === 'inbound') return false;
-	if (typeof message.body !== 'string' || message.body.trim() !== body) return false;
-	return !FAILED_STATUSES.has(String(message.status ?? '').toLowerCase());
+/**
+ * A message's text as Skip If Already Sent compares it: Unicode-normalised (NFC), every run of white
+ * space (spaces, tabs, line ends of any kind) as one space, none around it. A service may store a body
+ * with its line ends or spaces normalised; the words and their order are what make it the same text.
+ */
+export function comparableText(text: string): string {
+	return text.normalize('NFC').replace(/\s+/g, ' ').trim();
+}
+
+/** Whether `message` is an earlier send to `leadId` that did not fail, and its comparable text. */
+function sentText(message: IDataObject, leadId: string): string | undefined {
+	if (message.lead_id !== undefined && String(message.lead_id) !== leadId) return undefined;
+	if (message.direction === 'inbound' || typeof message.body !== 'string') return undefined;
+	if (FAILED_STATUSES.has(String(message.status ?? '').toLowerCase())) return undefined;
+	return comparableText(message.body);
+}
+
+/**
+ * What the items of one node run know of each lead's messages: read once per lead while items of that
+ * lead are running (dropped when the last is done), and every message this run sent or matched, by lead
+ * and text (the output item itself, which n8n keeps anyway), so a list lagging behind its writes cannot
+ * make a second item send it again.
+ */
+interface SendMemory {
+	leads: Map<string, { items: number; texts?: Promise<Map<string, IDataObject>> }>;
+	done: Map<string, IDataObject>;
 }
 
 /**
  * Send, with Options > Skip If Already Sent: reads the lead's messages first (its pages, then at most
  * the send) and outputs the earlier message instead of sending the same text again. Items of one run
- * with the same lead and text go one after the other, so the second sees the first's message.
+ * with the same lead go one after the other, so the second sees the first's message.
  */
 async function send(item: ItemRun): Promise<IDataObject[]> {
 	const options = param<IDataObject>(item.parameters, 'options', {});
 	if (options.skipIfAlreadySent !== true) return await item.send();
 	const body = sendBody(item.parameters);
 	const leadId = String(body.lead_id);
-	const text = String(body.body).trim();
-	return await item.exclusive(`${leadId}\n${text}`, async () => {
-		const messages = await item.readAll('/messages', { lead_id: leadId });
-		const earlier = messages.find((message) => alreadySent(message, leadId, text));
-		if (earlier) return [{ ...earlier, outcome: 'skipped' }];
-		const sent = await item.send({ body });
-		return sent.map((message) => ({ ...message, outcome: 'sent' }));
-	});
+	const text = comparableText(String(body.body));
+	const memory = item.shared<SendMemory>(() => ({ leads: new Map(), done: new Map() }));
+	const lead = memory.leads.get(leadId) ?? { items: 0 };
+	memory.leads.set(leadId, lead);
+	lead.items++;
+	try {
+		return await item.exclusive(leadId, async () => {
+			const key = `${leadId}\n${text}`;
+			let earlier = memory.done.get(key);
+			if (!earlier) {
+				lead.texts ??= item.readAll('/messages', { lead_id: leadId }).then((messages) => {
+					const texts = new Map<string, IDataObject>();
+					for (const message of messages) {
+						const sent = sentText(message, leadId);
+						if (sent !== undefined && !texts.has(sent)) texts.set(sent, message);
+					}
+					return texts;
+				});
+				// A failed read is not kept: the next item of this lead reads again.
+				lead.texts.catch(() => (lead.texts = undefined));
+				earlier = (await lead.texts).get(text);
+			}
+			if (earlier) {
+				const skipped = { ...earlier, outcome: 'skipped' };
+				memory.done.set(key, skipped);
+				return [skipped];
+			}
+			const sent = (await item.send({ body })).map((message) => ({ ...message, outcome: 'sent' }));
+			if (sent[0]) memory.done.set(key, sent[0]);
+			return sent;
+		});
+	} finally {
+		if (--lead.items === 0) memory.leads.delete(leadId);
+	}
 }
 
 function listQuery(ctx: ItemParameters): IDataObject {
@@ -85,7 +131,7 @@ const sendOptions = optionsCollection([
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to read the lead\'s messages first and not send when one with the same text (spaces around it aside) was sent before and did not fail. The output then is that message, with outcome "skipped" ("sent" otherwise). Costs one request per page of the lead\'s messages.',
+			'Whether to read the lead\'s messages first and not send when one with the same text (white space and line ends aside) was sent before and did not fail. The output then is that message, with outcome "skipped" ("sent" otherwise). Costs one request per page of the lead\'s messages, once per lead while its items run.',
 	},
 ]);
 

@@ -30,6 +30,11 @@ export interface ItemRun {
 	 * kept once no item with that key is running.
 	 */
 	exclusive<T>(key: string, work: () => Promise<T>): Promise<T>;
+	/**
+	 * State shared by the items of this node run (made by `make` on first use, dropped with the run):
+	 * what an earlier item did that a later one must know. Keep it O(1) per item.
+	 */
+	shared<T>(make: () => T): T;
 }
 
 /** Throws an error of the pipeline on as it is (n8n's error classes return one of their own unchanged). */
@@ -43,6 +48,28 @@ export function httpStatusOf(error: unknown): number | undefined {
 	const code = (error as { httpCode?: unknown } | null)?.httpCode;
 	const status = typeof code === 'string' ? Number(code) : NaN;
 	return Number.isInteger(status) ? status : undefined;
+}
+
+/** Network failures that happen before a request leaves: nothing can have been carried out. */
+const NEVER_SENT = new Set(['refused', 'unknownHost', 'tls']);
+
+/**
+ * Whether a failed write may still have been carried out: its answer was lost (no answer, a 5xx, a
+ * 429 from something in front of the API, a request under way when stopped, an answer without data).
+ * A refusal in the answer (4xx, a 429 in the API's own envelope) or a connection that never opened
+ * carried nothing out.
+ */
+export function mayHaveRun(error: unknown): boolean {
+	const response = (error as { errorResponse?: { kind?: unknown; body?: unknown } } | null)
+		?.errorResponse;
+	if (typeof response?.kind === 'string' && NEVER_SENT.has(response.kind)) return false;
+	const status = httpStatusOf(error);
+	if (status === undefined) return true;
+	if (status === 429) {
+		const body = response?.body as { success?: unknown } | undefined;
+		return !(typeof body === 'object' && body !== null && body.success === false);
+	}
+	return status < 400 || status >= 500;
 }
 
 /** A request of an operation's own run; routing adds the resource and the user's Request Options. */
@@ -75,8 +102,11 @@ export interface Pipeline {
 	readAll(request: RunRequest): Promise<IDataObject[]>;
 	/** The credential's rate-limit window key (a hash, never the API key), for what is learnt per server. */
 	credentialKey(): Promise<string | undefined>;
-	/** The page size to ask for when one page should hold as much as the server gives. */
-	largePage: number;
+	/**
+	 * The first page of a list, as large as the server serves (a refused page size falls back, as in
+	 * Return All), with `meta.total` when usable.
+	 */
+	firstPage(request: RunRequest): Promise<{ items: IDataObject[]; total?: number }>;
 }
 
 /** One input item of an operation that runs its own requests: its output objects (usually one). */

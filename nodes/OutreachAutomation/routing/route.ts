@@ -10,8 +10,7 @@ import { NodeOperationError, UnexpectedError } from 'n8n-workflow';
 import { findOperation } from '../resources';
 import type { ItemRun, ItemRunner, Operation, Pipeline, ResourceTable } from '../resources/table';
 import { itemParameters, requiredId, type ItemParameters } from '../shared/parameters';
-import { LARGE_PAGE_SIZE } from '../transport/constants';
-import { metaCount, readList } from '../transport/pages';
+import { metaCount, readFirstPage, readList } from '../transport/pages';
 import { pause } from '../transport/pacing';
 import type { ApiRequest } from '../transport/request';
 import { apiRequest, cancelSignal, windowKeyOf, withdrawWaits } from '../transport/request';
@@ -121,6 +120,8 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	const signal = cancelSignal(this);
 	const continueOnFail = this.continueOnFail();
 	const exclusive = keyedQueue();
+	let state: unknown;
+	const shared = <T>(make: () => T): T => (state ??= make()) as T;
 	// An operation with its own run gets it once for the execution: state shared by its items lives there.
 	const own = found.operation.runAll?.({
 		node: this.getNode(),
@@ -128,7 +129,9 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		items: inputs.length,
 	});
 	const run = (itemIndex: number) =>
-		own ? runOwn(this, own, itemIndex) : runItem(this, found, settings, itemIndex, exclusive);
+		own
+			? runOwn(this, own, itemIndex)
+			: runItem(this, found, settings, itemIndex, { exclusive, shared });
 	const batchGate = batchGates(settings, signal);
 
 	// After a failure without Continue On Fail the node fails: requests still waiting for their turn
@@ -241,8 +244,8 @@ function pipelineFor(
 			return { data, total: metaCount(meta?.total) };
 		},
 		readAll: async (request) => await readList(ctx, { ...base, ...request }),
+		firstPage: async (request) => await readFirstPage(ctx, { ...base, ...request }),
 		credentialKey: async () => await windowKeyOf(ctx),
-		largePage: LARGE_PAGE_SIZE,
 	};
 }
 
@@ -260,7 +263,7 @@ async function runItem(
 	{ table, operation }: { table: ResourceTable; operation: Operation },
 	settings: RequestSettings,
 	itemIndex: number,
-	exclusive: ItemRun['exclusive'],
+	perRun: Pick<ItemRun, 'exclusive' | 'shared'>,
 ): Promise<INodeExecutionData[]> {
 	const parameters = itemParameters(ctx, itemIndex);
 	const request: ApiRequest = {
@@ -291,7 +294,7 @@ async function runItem(
 		? await operation.run({
 				parameters,
 				send,
-				exclusive,
+				...perRun,
 				request: async (method, path, qs) =>
 					(await apiRequest(ctx, { ...request, method, path, qs, safeToRepeat: true })).data,
 				readAll: async (path, qs) =>

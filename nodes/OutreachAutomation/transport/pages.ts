@@ -210,61 +210,25 @@ export async function readList(
 		return added;
 	};
 
-	const fetch = async (number: number, size: number) => {
+	const fetch = async (number: number, asked: number) => {
 		if (requests >= MAX_PAGE_REQUESTS) {
 			throw listTooLongError(ctx.getNode(), requests, results.length, request);
 		}
 		requests++;
-		const answer = await apiRequest(ctx, {
-			...request,
-			qs: { ...request.qs, page: number, per_page: size },
-		});
-		key = answer.key;
-		const { data, meta } = answer;
-		const items = Array.isArray(data)
-			? (data as IDataObject[])
-			: data === undefined || data === null
-				? []
-				: [data as IDataObject];
-		return { items, total: metaCount(meta?.total), perPage: metaCount(meta?.per_page) };
+		const page = await pageAtSize(ctx, request, number, asked);
+		key = page.key;
+		size = page.size;
+		return page;
 	};
 
-	const learnt = (): number | undefined => {
-		// The key is known once a request was made; before, any remembered size of this credential will do.
-		return key ? servedSizes.get(key) : undefined;
-	};
-
-	let size =
-		limit === undefined
-			? LARGE_PAGE_SIZE
-			: Math.min(limit, Math.max(MAX_PAGE_SIZE, LARGE_PAGE_SIZE));
-	// What this credential's server served before: ask exactly that (never more requests than needed).
 	const { key: knownKey } = await peekKey(ctx);
 	key = knownKey;
-	const remembered = learnt();
-	if (remembered !== undefined) size = Math.min(size, Math.max(remembered, 1));
-	if (limit !== undefined && remembered === undefined) size = Math.min(limit, MAX_PAGE_SIZE);
+	let size = firstSize(key, limit);
 
 	let served: number | undefined;
 	let lastTotal: number | undefined;
 	for (let number = 1; ; number++) {
-		let page;
-		try {
-			page = await fetch(number, size);
-		} catch (error) {
-			const allowed = number === 1 && size > 1 ? sizeRefused(error) : undefined;
-			if (allowed === undefined || allowed >= size) {
-				// Both return the given error unchanged when it is already theirs.
-				if (error instanceof NodeApiError)
-					throw new NodeApiError(ctx.getNode(), error as unknown as JsonObject);
-				throw new NodeOperationError(ctx.getNode(), error as Error);
-			}
-			size = allowed;
-			if (key) rememberSize(key, allowed);
-			number--;
-			continue;
-		}
-		const { items, total, perPage } = page;
+		const { items, total, perPage } = await fetch(number, size);
 
 		if (number === 1) firstIds = items.map((item) => itemId(item) ?? '');
 		const added = add(items);
@@ -329,6 +293,83 @@ export async function readList(
 		if (items.length < served) break;
 	}
 	return limit === undefined ? results : results.slice(0, limit);
+}
+
+/**
+ * The page size to ask for first: what this credential's server served before (never more requests
+ * than needed), else big for Return All, else no more than the limit.
+ */
+function firstSize(key: string | undefined, limit?: number): number {
+	let size =
+		limit === undefined
+			? LARGE_PAGE_SIZE
+			: Math.min(limit, Math.max(MAX_PAGE_SIZE, LARGE_PAGE_SIZE));
+	const remembered = key ? servedSizes.get(key) : undefined;
+	if (remembered !== undefined) size = Math.min(size, Math.max(remembered, 1));
+	if (limit !== undefined && remembered === undefined) size = Math.min(limit, MAX_PAGE_SIZE);
+	return size;
+}
+
+/** A page as read at the size the server accepted. */
+export interface SizedPage {
+	items: IDataObject[];
+	total?: number;
+	perPage?: number;
+	/** The size asked for in the end: lower than asked when the server refused a size. */
+	size: number;
+	key?: string;
+}
+
+/**
+ * One page, the one place that falls back on page size: a size refused with a 400/422 about
+ * `per_page` is lowered to what the error allows (or the documented maximum), remembered for this
+ * credential, and the page asked again. Any other error is the caller's.
+ */
+async function pageAtSize(
+	ctx: RequestContext,
+	request: ApiRequest,
+	number: number,
+	asked: number,
+): Promise<SizedPage> {
+	let size = asked;
+	for (;;) {
+		try {
+			const { data, meta, key } = await apiRequest(ctx, {
+				...request,
+				qs: { ...request.qs, page: number, per_page: size },
+			});
+			const items = Array.isArray(data)
+				? (data as IDataObject[])
+				: data === undefined || data === null
+					? []
+					: [data as IDataObject];
+			return {
+				items,
+				total: metaCount(meta?.total),
+				perPage: metaCount(meta?.per_page),
+				size,
+				key,
+			};
+		} catch (error) {
+			const allowed = size > 1 ? sizeRefused(error) : undefined;
+			if (allowed === undefined || allowed >= size) {
+				// Both return the given error unchanged when it is already theirs.
+				if (error instanceof NodeApiError)
+					throw new NodeApiError(ctx.getNode(), error as unknown as JsonObject);
+				throw new NodeOperationError(ctx.getNode(), error as Error);
+			}
+			size = allowed;
+			rememberSize(await windowKeyOf(ctx), allowed);
+		}
+	}
+}
+
+/**
+ * The first page of a list, as large as this credential's server serves: for callers that decide from
+ * it whether to read the rest (Create or Update's index).
+ */
+export async function readFirstPage(ctx: RequestContext, request: ApiRequest): Promise<SizedPage> {
+	return await pageAtSize(ctx, request, 1, firstSize(await windowKeyOf(ctx)));
 }
 
 /** The rate-limit window key of this credential, without a request (for remembered page sizes). */

@@ -1,7 +1,13 @@
 /** /api/v1/leads */
 import { invalid, ok, parseBody, parseQuery } from '../http';
 import { route } from '../router';
-import { LeadCreateBody, LeadListQuery, LeadUpdateBody, type LeadInput } from '../schemas';
+import {
+	LeadCreateBody,
+	LeadListQuery,
+	LeadUpdateBody,
+	type LeadInput,
+	type SandboxConfig,
+} from '../schemas';
 import type { SandboxState } from '../state';
 import { churnAfter, created, noQuery, paginate, requireLead, type Ctx } from './common';
 
@@ -29,7 +35,7 @@ export const leadRoutes = [
 		noQuery(ctx);
 		const input = parseBody(LeadCreateBody, ctx.body);
 		checkCampaign(ctx.state, input);
-		const lead = ctx.state.store.addLead(input);
+		const lead = ctx.state.store.addLead(storedProfile(ctx.state.config, input));
 		ctx.state.recorder.created('lead', ctx.key, ctx.body);
 		return created(lead);
 	}),
@@ -42,7 +48,7 @@ export const leadRoutes = [
 		const lead = requireLead(ctx);
 		const patch = parseBody(LeadUpdateBody, ctx.body);
 		checkCampaign(ctx.state, patch);
-		return ok(ctx.state.store.updateLead(lead, patch));
+		return ok(ctx.state.store.updateLead(lead, storedProfile(ctx.state.config, patch)));
 	}),
 	route('DELETE', '/leads/:id', (ctx: Ctx) => {
 		noQuery(ctx);
@@ -51,3 +57,21 @@ export const leadRoutes = [
 		return ok(ctx.state.config.deleteReturnsEmpty ? null : { id: lead.id, deleted: true });
 	}),
 ];
+
+/**
+ * The lead's linkedin_url as this service stores it (profileStorage): as sent, or rewritten the way
+ * some services and imports do, which a client must still recognise as the same profile.
+ */
+function storedProfile<T extends { linkedin_url?: string }>(config: SandboxConfig, input: T): T {
+	const url = input.linkedin_url;
+	if (!url || config.profileStorage === 'as-sent') return input;
+	const host = /^https?:\/\/(?:www\.)?linkedin\.com\//i;
+	if (!host.test(url)) return input;
+	const path = url.replace(host, '');
+	const stored = {
+		'no-scheme': `www.linkedin.com/${path}`,
+		'country-host': `https://uk.linkedin.com/${path}`,
+		'mobile-host': `https://m.linkedin.com/${path.replace(/\/?$/, '/')}`,
+	}[config.profileStorage];
+	return { ...input, linkedin_url: stored };
+}

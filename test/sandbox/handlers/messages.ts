@@ -24,7 +24,11 @@ export const messageRoutes = [
 			step_index: null,
 			direction: 'outbound',
 			status: 'sent',
-			body: input.body,
+			// messageBodies 'normalized': stored as some services store text (line ends, runs of spaces).
+			body:
+				config.messageBodies === 'normalized'
+					? input.body.replace(/\r\n?/g, '\n').replace(/[ \t]+/g, ' ')
+					: input.body,
 		});
 		recorder.created('message', ctx.key, ctx.body);
 		return created(messageView(config)(message));

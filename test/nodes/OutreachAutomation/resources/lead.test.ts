@@ -60,13 +60,24 @@ describe('Lead', () => {
 			resource: 'lead',
 			operation: 'create',
 			firstName: 'A',
-			linkedinUrl: 'linkedin.com/in/a',
+			linkedinUrl: 'linkedin/in/a',
 		});
 		expect(badUrl.error?.message).toMatch(
-			/LinkedIn Profile URL "linkedin.com\/in\/a" is not a web address/,
+			/LinkedIn Profile URL "linkedin\/in\/a" is not a web address/,
 		);
 		expect(sandbox.requests().length).toBe(before);
 		expect(sandbox.stats().creates.lead).toBe(0);
+	});
+
+	it('Create sends an address written without a scheme as a full one (https://)', async () => {
+		const { items, error } = await runNode(creds, {
+			resource: 'lead',
+			operation: 'create',
+			firstName: 'A',
+			linkedinUrl: ' linkedin.com/in/a-scheme-less ',
+		});
+		expect(error).toBeUndefined();
+		expect(items[0].json.linkedin_url).toBe('https://linkedin.com/in/a-scheme-less');
 	});
 
 	it('Get returns the lead; Update sends a PATCH with only the fields set; Delete confirms', async () => {

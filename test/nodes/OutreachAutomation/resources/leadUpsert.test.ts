@@ -296,7 +296,7 @@ describe('Lead > Create or Update', () => {
 			);
 			expect(items.map((item) => item.json.outcome ?? item.json.error)).toEqual([
 				'The Outreach Automation API confirmed the request but sent no lead data',
-				'Not sent: item 1 with the same LinkedIn Profile URL failed',
+				'Not sent: item 1 with the same LinkedIn Profile URL may have created the lead',
 				'created',
 			]);
 			expect(log().filter((r) => r.method === 'POST')).toHaveLength(2);
@@ -322,7 +322,7 @@ describe('Lead > Create or Update', () => {
 		it('an item without a profile URL, or with one that is not a profile address, fails before any request; Continue On Fail gives error items and the others go on', async () => {
 			const bad: Item[] = [
 				{ first: 'NoUrl' },
-				{ url: 'linkedin.com/in/no-scheme', first: 'A' },
+				{ url: 'linkedin com/in/no-dot', first: 'A' },
 				{ url: 'https://www.linkedin.com/', first: 'B' },
 				{ url: 'https://exa mple.com/in/x', first: 'C' },
 			];
@@ -331,8 +331,8 @@ describe('Lead > Create or Update', () => {
 			expect(log()).toHaveLength(0);
 			expect(alone.items.map((item) => item.json.error)).toEqual([
 				'LinkedIn Profile URL is empty',
-				'LinkedIn Profile URL "linkedin.com/in/no-scheme" is not a web address',
-				'LinkedIn Profile URL "https://www.linkedin.com/" is not a profile address',
+				'LinkedIn Profile URL "linkedin com/in/no-dot" is not a web address',
+				'LinkedIn Profile URL "https://www.linkedin.com/" is the LinkedIn site itself: it names no one (item 3)',
 				'LinkedIn Profile URL "https://exa mple.com/in/x" is not a web address',
 			]);
 			const stopped = await runNode(creds('upsert-input'), UPSERT, [bad[0]]);
@@ -348,7 +348,7 @@ describe('Lead > Create or Update', () => {
 			expect(mixed.items.map((item) => item.json.outcome ?? item.json.error)).toEqual([
 				'LinkedIn Profile URL is empty',
 				'created',
-				'LinkedIn Profile URL "https://www.linkedin.com/" is not a profile address',
+				'LinkedIn Profile URL "https://www.linkedin.com/" is the LinkedIn site itself: it names no one (item 3)',
 			]);
 			expect(log().filter(isWrite)).toHaveLength(1);
 			expect(sandbox.store.leads.size).toBe(1);

@@ -1,0 +1,308 @@
+/**
+ * The profile identity rule on a corpus of the spellings real data carries (CRM exports, CSV imports,
+ * browser extensions, copied links), and as properties: every spelling of one profile gives one key;
+ * different profiles never share one; what names no one is refused.
+ */
+import fc from 'fast-check';
+
+import {
+	profileIdentity,
+	profileKey,
+	storedKey,
+} from '../../../../nodes/OutreachAutomation/resources/profileIdentity';
+
+const ADA = 'linkedin:in/ada-lovelace';
+
+/** [address, the key it names] : the same person whatever the spelling. */
+const SAME: Array<[string, string]> = [
+	['https://www.linkedin.com/in/ada-lovelace', ADA],
+	['https://www.linkedin.com/in/ada-lovelace/', ADA],
+	['http://www.linkedin.com/in/ada-lovelace', ADA],
+	['https://linkedin.com/in/ada-lovelace', ADA],
+	['www.linkedin.com/in/ada-lovelace', ADA],
+	['linkedin.com/in/ada-lovelace/', ADA],
+	['//www.linkedin.com/in/ada-lovelace', ADA],
+	['HTTPS://WWW.LINKEDIN.COM/IN/ADA-LOVELACE', ADA],
+	['https://www.linkedin.com/in/Ada-Lovelace', ADA],
+	['https://uk.linkedin.com/in/ada-lovelace', ADA],
+	['https://de.linkedin.com/in/ada-lovelace/', ADA],
+	['https://m.linkedin.com/in/ada-lovelace/', ADA],
+	['https://www.linkedin.com./in/ada-lovelace', ADA],
+	['https://www.linkedin.com/mwlite/in/ada-lovelace', ADA],
+	['https://www.linkedin.com/in/ada-lovelace?trk=public_profile', ADA],
+	['https://www.linkedin.com/in/ada-lovelace/?utm_source=share&utm_medium=member_desktop', ADA],
+	['https://www.linkedin.com/in/ada-lovelace#experience', ADA],
+	['https://www.linkedin.com/in/ada-lovelace/details/experience/', ADA],
+	['https://www.linkedin.com/in/ada-lovelace/overlay/contact-info/', ADA],
+	['https://www.linkedin.com/in/ada-lovelace/recent-activity/all/', ADA],
+	['https://www.linkedin.com/in/ada-lovelace/de', ADA],
+	['https://www.linkedin.com/in/ada-lovelace/fr?originalSubdomain=fr', ADA],
+	['  https://www.linkedin.com/in/ada-lovelace  ', ADA],
+	['\thttps://www.linkedin.com/in/ada-lovelace\n', ADA],
+	['\u200Bhttps://www.linkedin.com/in/ada-lovelace\uFEFF', ADA],
+	['https://www.linkedin.com:443/in/ada-lovelace', ADA],
+	['https://www.linkedin.com//in//ada-lovelace', ADA],
+	['https://www.linkedin.com/in/ada%2Dlovelace', ADA],
+	// Unicode handles: encoded or not, composed or not, any case.
+	['https://www.linkedin.com/in/j%C3%BCrgen-m', 'linkedin:in/jürgen-m'],
+	['https://www.linkedin.com/in/J%C3%9Crgen-M', 'linkedin:in/jürgen-m'],
+	['https://www.linkedin.com/in/j%c3%bcrgen-m/', 'linkedin:in/jürgen-m'],
+	['https://www.linkedin.com/in/jürgen-m', 'linkedin:in/jürgen-m'],
+	['https://www.linkedin.com/in/ju\u0308rgen-m', 'linkedin:in/jürgen-m'],
+	['https://www.linkedin.com/in/JÜRGEN-M', 'linkedin:in/jürgen-m'],
+	['https://www.linkedin.com/in/%E7%8E%8B%E8%8A%B3', 'linkedin:in/王芳'],
+	['linkedin.com/in/王芳', 'linkedin:in/王芳'],
+	['https://www.linkedin.com/in/zo%C3%AB-d', 'linkedin:in/zoë-d'],
+	// A stray "%" is compared as written.
+	['https://www.linkedin.com/in/100%-ada', 'linkedin:in/100%-ada'],
+	// The old public address is kept whole; case aside.
+	['http://www.linkedin.com/pub/ada-lovelace/1a/2b3/4c5', 'linkedin:pub/ada-lovelace/1a/2b3/4c5'],
+	['https://uk.linkedin.com/pub/Ada-Lovelace/1A/2B3/4C5/', 'linkedin:pub/ada-lovelace/1a/2b3/4c5'],
+	['linkedin.com/pub/ada-lovelace/1a/2b3/4c5?trk=x', 'linkedin:pub/ada-lovelace/1a/2b3/4c5'],
+	// The member id names the member; the rest of the query does not.
+	['https://www.linkedin.com/profile/view?id=1001', 'linkedin:id/1001'],
+	['https://www.linkedin.com/profile/view?trk=nav&id=1001', 'linkedin:id/1001'],
+	['http://linkedin.com/profile/view?id=1001&authType=name', 'linkedin:id/1001'],
+	// Member ids: case kept (they are case-sensitive ids, not chosen handles).
+	[
+		'https://www.linkedin.com/in/ACoAAA8BYqEBCGLg_vT_ca6mMEqkpp9nVffJ3hc',
+		'linkedin:in/ACoAAA8BYqEBCGLg_vT_ca6mMEqkpp9nVffJ3hc',
+	],
+	[
+		'https://www.linkedin.com/sales/lead/ACwAAB1234567890abcdefghij,NAME_SEARCH,x1y2',
+		'linkedin:sales/ACwAAB1234567890abcdefghij',
+	],
+	[
+		'https://www.linkedin.com/sales/people/ACwAAB1234567890abcdefghij,name',
+		'linkedin:sales/ACwAAB1234567890abcdefghij',
+	],
+	// Other sites: scheme, host case and a trailing slash aside, the same address.
+	['https://github.com/ada', 'url:github.com/ada'],
+	['http://GitHub.com/ada/', 'url:github.com/ada'],
+	['github.com/ada', 'url:github.com/ada'],
+	['https://xing.com/profile/Ada_Lovelace', 'url:xing.com/profile/Ada_Lovelace'],
+	['https://ada.dev/about?lang=en', 'url:ada.dev/about?lang=en'],
+];
+
+/** Pairs that look alike but name different people (or may): never one key. */
+const DIFFERENT: Array<[string, string]> = [
+	[
+		'https://www.linkedin.com/profile/view?id=1001',
+		'https://www.linkedin.com/profile/view?id=1002',
+	],
+	['https://www.linkedin.com/in/ada-lovelace', 'https://www.linkedin.com/in/ada-lovelace-1'],
+	['https://www.linkedin.com/in/ada-lovelace', 'https://www.linkedin.com/in/ada-lovelace-b'],
+	['https://www.linkedin.com/in/jurgen-m', 'https://www.linkedin.com/in/jürgen-m'],
+	['https://www.linkedin.com/pub/ada/1a/2b3/4c5', 'https://www.linkedin.com/pub/ada/1a/2b3/4c6'],
+	[
+		'https://www.linkedin.com/in/ACoAAA8BYqEBCGLg_vT_ca6mMEqkpp9nVffJ3hc',
+		'https://www.linkedin.com/in/ACoAAA8BYqEBCGLg_vT_ca6mMEqkpp9nVffJ3hC',
+	],
+	['https://www.linkedin.com/in/ada-lovelace', 'https://github.com/in/ada-lovelace'],
+	['https://github.com/Ada', 'https://github.com/ada'],
+	['https://example.com/people?id=1', 'https://example.com/people?id=2'],
+	['https://app.example.com/#/people/1', 'https://app.example.com/#/people/2'],
+	['https://www.linkedin.com/in/ada', 'https://www.linkedin.com/pub/ada/1/2/3'],
+];
+
+/** Addresses that name no one, and a word of the reason given. */
+const REFUSED: Array<[unknown, RegExp]> = [
+	['https://www.linkedin.com/in/', /no profile handle/],
+	['https://www.linkedin.com/in', /no profile handle/],
+	['https://www.linkedin.com/in/%20/', /no profile handle/],
+	['linkedin.com/in/', /no profile handle/],
+	['https://www.linkedin.com/', /names no one/],
+	['https://www.linkedin.com', /names no one/],
+	['www.linkedin.com', /names no one/],
+	['https://www.linkedin.com/feed/', /LinkedIn page \(\/feed\//],
+	['https://www.linkedin.com/company/acme/', /LinkedIn page \(\/company\//],
+	['https://www.linkedin.com/school/mit/', /LinkedIn page/],
+	['https://www.linkedin.com/jobs/view/123', /LinkedIn page/],
+	['https://www.linkedin.com/search/results/people/?keywords=ada', /LinkedIn page/],
+	['https://www.linkedin.com/pub/dir/ada/lovelace', /directory search/],
+	['https://www.linkedin.com/pub/ada-lovelace/1a/2b3', /incomplete \/pub\//],
+	['https://www.linkedin.com/profile/view', /without a member id/],
+	['https://www.linkedin.com/profile/view?trk=x', /without a member id/],
+	['https://www.linkedin.com/sales/search/people', /Sales Navigator page/],
+	['https://acme.com', /site, not of a person/],
+	['https://acme.com/', /site, not of a person/],
+	['acme.com', /site, not of a person/],
+	['', /empty/],
+	['   ', /empty/],
+	['n/a', /not a web address/],
+	['-', /not a web address/],
+	['Ada Lovelace', /not a web address/],
+	['ada@example.com', /not a web address/],
+	['mailto:ada@example.com', /not a web address/],
+	['ftp://linkedin.com/in/ada', /not a web address/],
+	['javascript:alert(1)', /not a web address/],
+	['https://exa mple.com/in/x', /not a web address/],
+	['https://', /not a web address/],
+	[undefined, /not text/],
+	[42, /not text/],
+];
+
+describe('profile identity: the corpus', () => {
+	it('holds at least 60 shapes', () => {
+		expect(SAME.length + DIFFERENT.length * 2 + REFUSED.length).toBeGreaterThanOrEqual(60);
+	});
+
+	it.each(SAME)('%j names %s', (address, key) => {
+		expect(profileKey(address)).toBe(key);
+	});
+
+	it.each(DIFFERENT)('%j and %j are different people', (a, b) => {
+		const [ka, kb] = [profileKey(a), profileKey(b)];
+		expect(ka).toBeDefined();
+		expect(kb).toBeDefined();
+		expect(ka).not.toBe(kb);
+	});
+
+	it.each(REFUSED)('%j is refused (%s)', (address, reason) => {
+		const identity = profileIdentity(address);
+		expect(identity).toEqual({ refused: expect.stringMatching(reason) });
+	});
+
+	it('a search term is given only where every usual spelling of the profile contains it, case aside', () => {
+		// Percent-encoding a plain letter or "-" is no usual spelling: no browser or export writes one.
+		const usual = SAME.filter(([address]) => !/%2D/i.test(address));
+		for (const [address, key] of usual) {
+			const identity = profileIdentity(address);
+			if (!('key' in identity) || identity.searchTerm === undefined) continue;
+			for (const [other, otherKey] of usual) {
+				if (otherKey !== key) continue;
+				expect(other.toLowerCase()).toContain(identity.searchTerm.toLowerCase());
+			}
+		}
+		// Encoded or Unicode handles are not searched for: their stored spellings differ in more than case.
+		expect(profileIdentity('https://www.linkedin.com/in/jürgen-m')).not.toHaveProperty(
+			'searchTerm',
+			expect.anything(),
+		);
+	});
+
+	it('a stored address the rule refuses is kept under its exact text, never dropped', () => {
+		expect(storedKey('https://www.linkedin.com/in/')).toBe('exact:https://www.linkedin.com/in/');
+		expect(storedKey('www.linkedin.com/in/ada-lovelace')).toBe(ADA);
+		expect(storedKey('')).toBeUndefined();
+		expect(storedKey(null)).toBeUndefined();
+	});
+});
+
+// ---- properties
+
+const handleChar = fc.constantFrom(
+	...'abcdefghijklmnopqrstuvwxyz0123456789-_'.split(''),
+	'é',
+	'ü',
+	'ø',
+	'王',
+);
+const handle = fc
+	.array(handleChar, { minLength: 1, maxLength: 20 })
+	.map((chars) => chars.join(''))
+	.filter((h) => !/^aco/i.test(h));
+
+/** One spelling of the profile /in/<handle>, drawn from what real data carries. */
+const spelling = (h: string) =>
+	fc
+		.record({
+			scheme: fc.constantFrom('https://', 'http://', '', '//', 'HTTPS://'),
+			host: fc.constantFrom(
+				'www.linkedin.com',
+				'linkedin.com',
+				'uk.linkedin.com',
+				'm.linkedin.com',
+				'WWW.LinkedIn.com',
+				'de.linkedin.com.',
+			),
+			lite: fc.boolean(),
+			section: fc.constantFrom('in', 'IN', 'In'),
+			upper: fc.boolean(),
+			encode: fc.boolean(),
+			nfd: fc.boolean(),
+			tail: fc.constantFrom(
+				'',
+				'/',
+				'/details/experience/',
+				'/recent-activity/all/',
+				'/de',
+				'/overlay/contact-info/',
+			),
+			query: fc.constantFrom(
+				'',
+				'?trk=public_profile',
+				'?utm_source=share&utm_medium=member_desktop',
+				'?originalSubdomain=uk',
+			),
+			hash: fc.constantFrom('', '#about'),
+			space: fc.constantFrom('', ' ', '\t', '\n', '\u200B'),
+		})
+		.map((s) => {
+			let text = s.upper ? h.toUpperCase() : h;
+			if (s.nfd) text = text.normalize('NFD');
+			if (s.encode) text = encodeURIComponent(text);
+			const scheme = s.scheme === '' && s.host.endsWith('.') ? 'https://' : s.scheme;
+			return `${s.space}${scheme}${s.host}${s.lite ? '/mwlite' : ''}/${s.section}/${text}${s.tail}${s.query}${s.hash}${s.space}`;
+		});
+
+describe('profile identity: properties', () => {
+	it('every pair of spellings of one profile gives one key', () => {
+		fc.assert(
+			fc.property(
+				handle.chain((h) => fc.tuple(fc.constant(h), spelling(h), spelling(h))),
+				([h, a, b]) => {
+					const key = `linkedin:in/${h.normalize('NFC').toLowerCase()}`;
+					expect(profileKey(a)).toBe(key);
+					expect(profileKey(b)).toBe(key);
+				},
+			),
+			{ numRuns: 2000, seed: 36 },
+		);
+	});
+
+	it('different profiles never share a key, whatever their spellings', () => {
+		fc.assert(
+			fc.property(
+				fc
+					.tuple(handle, handle)
+					.filter(([a, b]) => a.normalize('NFC').toLowerCase() !== b.normalize('NFC').toLowerCase())
+					.chain(([a, b]) => fc.tuple(spelling(a), spelling(b))),
+				([a, b]) => {
+					expect(profileKey(a)).not.toBe(profileKey(b));
+				},
+			),
+			{ numRuns: 2000, seed: 37 },
+		);
+	});
+
+	it('different member ids of /profile/view never share a key', () => {
+		fc.assert(
+			fc.property(
+				fc
+					.tuple(fc.integer({ min: 1, max: 1e9 }), fc.integer({ min: 1, max: 1e9 }))
+					.filter(([a, b]) => a !== b),
+				([a, b]) => {
+					const url = (id: number) => `https://www.linkedin.com/profile/view?id=${id}&trk=x`;
+					expect(profileKey(url(a))).not.toBe(profileKey(url(b)));
+				},
+			),
+			{ numRuns: 500, seed: 38 },
+		);
+	});
+
+	it('any text either names a key or is refused with a reason; it never throws', () => {
+		fc.assert(
+			fc.property(
+				fc.oneof(fc.string(), fc.webUrl({ withQueryParameters: true, withFragments: true })),
+				(text) => {
+					const identity = profileIdentity(text);
+					expect('key' in identity ? identity.key.length : identity.refused.length).toBeGreaterThan(
+						0,
+					);
+				},
+			),
+			{ numRuns: 2000, seed: 39 },
+		);
+	});
+});
