@@ -10,7 +10,7 @@ import type { QueuedFault } from './types';
 
 export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Kinds that re-shape the operation's own answer, so the operation always runs. */
-export const RESHAPING_KINDS: readonly FaultKind[] = ['no-data', 'no-success'];
+export const RESHAPING_KINDS: readonly FaultKind[] = ['no-data', 'no-success', 'no-id'];
 export type FaultAction =
 	| { status: number; retryAfter: number }
 	| { kind: FaultKind; delayMs?: number };
@@ -172,7 +172,8 @@ export function faultReply(
 			// Handled by the server before the operation runs (it waits, then answers as usual).
 			return real ?? { status: 200, body: { success: true, data: null } };
 		case 'no-data':
-		case 'no-success': {
+		case 'no-success':
+		case 'no-id': {
 			const answer = real ?? { status: 200, body: { success: true, data: null } };
 			// Only a successful answer is re-shaped; an error stays what it was.
 			if (
@@ -183,8 +184,20 @@ export function faultReply(
 			)
 				return answer;
 			const { success, data, ...rest } = answer.body as Record<string, unknown>;
-			const body = action.kind === 'no-data' ? { success, ...rest } : { data, ...rest };
+			const body =
+				action.kind === 'no-data'
+					? { success, ...rest }
+					: action.kind === 'no-id'
+						? { success, data: withoutId(data), ...rest }
+						: { data, ...rest };
 			return { ...answer, body, headers: { ...limitHeaders, ...answer.headers } };
 		}
 	}
+}
+
+/** An answer's data without its `id`, as a service that answers an update with the changed fields only. */
+function withoutId(data: unknown): unknown {
+	if (typeof data !== 'object' || data === null || Array.isArray(data)) return data;
+	const { id: _id, ...rest } = data as Record<string, unknown>;
+	return rest;
 }

@@ -27,6 +27,7 @@ export const FAULT_KINDS = [
 	'429-no-headers',
 	'no-data',
 	'no-success',
+	'no-id',
 	'slow',
 ] as const;
 export const META_STYLES = ['full', 'absent'] as const;

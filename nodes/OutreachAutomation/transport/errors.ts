@@ -201,6 +201,10 @@ export function httpError(
 
 	if (status === 401 || status === 403) {
 		message = `The Outreach Automation API refused the API key (HTTP ${status}): check the API key in the credential`;
+	} else if (status === 404 && !isObject(body)) {
+		// Not the API's JSON: a website or a proxy at the Base URL answers every path so.
+		message = `${about(target)} was not found, and the answer is not the Outreach Automation API's (HTTP 404, not JSON)`;
+		description = `${said ? `${said}. ` : ''}Check the Base URL in the credential (the host root, without /api/v1): it may point at a website instead of the API. Otherwise check the ID.`;
 	} else if (status === 404) {
 		message = `${about(target)} was not found`;
 		description = said
