@@ -30,7 +30,16 @@ import {
 	rateLimitError,
 	withdrawnError,
 } from './errors';
-import { acquireSlot, cancelSlot, markExhausted, pause, releaseSlot, windowKey } from './pacing';
+import {
+	acquireSlot,
+	cancelSlot,
+	markExhausted,
+	now as currentTime,
+	pause,
+	random,
+	releaseSlot,
+	windowKey,
+} from './pacing';
 import { gaveUpOnRateLimit, retriedAfter429, waitBegins, waitEnds } from './report';
 
 /** Every n8n context our nodes run requests from. */
@@ -186,7 +195,7 @@ function parseBody(body: unknown): unknown {
 /** Exponential backoff with jitter, for answers that say nothing about when to come back. */
 function backoff(attempt: number): number {
 	const base = SERVER_ERROR_BASE_DELAY_MS * 2 ** attempt;
-	return base + Math.floor(Math.random() * base * 0.25);
+	return base + Math.floor(random() * base * 0.25);
 }
 
 /** n8n's HTTP options for a request: full response, statuses handled here, the user's Request Options. */
@@ -300,12 +309,12 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 
 		const headers = response.headers as Record<string, unknown>;
 		const status = response.statusCode;
-		releaseSlot(key, slot, headers, Date.now(), status);
+		releaseSlot(key, slot, headers, currentTime(), status);
 		const body = parseBody(response.body);
 
 		if (status === 429) {
 			rateLimited++;
-			const now = Date.now();
+			const now = currentTime();
 			const until = markExhausted(key, headers, now + backoff(rateLimited - 1), now, slot.sentAt);
 			const wait = Math.max(0, until - now);
 			if (!repeatable && !refusedBeforeRunning(body)) {

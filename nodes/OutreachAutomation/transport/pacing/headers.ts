@@ -2,6 +2,7 @@
  * Reading what one answer says about the rate limit: `X-RateLimit-Remaining`, `X-RateLimit-Reset` in any
  * form servers use, `Retry-After`, and the server's clock. Pure functions: no state.
  */
+import { now as currentTime } from './clock';
 
 export type HeaderBag = Record<string, unknown> | undefined;
 
@@ -108,7 +109,7 @@ function count(raw: string | undefined): number | undefined {
 /** `sentAt`: when the request went, if known (see serverClockOffset). */
 export function readRateLimitHeaders(
 	headers: HeaderBag,
-	now = Date.now(),
+	now = currentTime(),
 	sentAt = now,
 ): RateLimitHeaders {
 	const offset = serverClockOffset(headers, now, sentAt);

@@ -18,6 +18,7 @@
 import { createHash } from 'crypto';
 
 import { WINDOW_IDLE_EXPIRY_MS } from '../constants';
+import { now as currentTime } from './clock';
 import { readRateLimitHeaders, type HeaderBag, type RateLimitHeaders } from './headers';
 import { decide } from './policy';
 import { Alarm, SlotQueue } from './queue';
@@ -32,6 +33,7 @@ export {
 	type RateLimitHeaders,
 } from './headers';
 export { pause } from './queue';
+export { now, random, systemClock, useClock, type Clock } from './clock';
 export type { Slot } from './window';
 
 /**
@@ -58,7 +60,7 @@ class Key {
 	 * an answer's look may come before other answers already received are read.
 	 */
 	pump(expireHung = false): void {
-		if (expireHung) this.window.expireHung(Date.now());
+		if (expireHung) this.window.expireHung(currentTime());
 		// What this look sends goes at once: one burst.
 		this.window.endBurst();
 		for (;;) {
@@ -66,7 +68,7 @@ class Key {
 				this.alarm.cancel();
 				return;
 			}
-			const now = Date.now();
+			const now = currentTime();
 			this.looks++;
 			const decision = decide(this.window, now, this.queue.size);
 			if (decision.slot) {
@@ -118,7 +120,7 @@ function sweep(now: number) {
 	}
 }
 
-function keyFor(name: string, now = Date.now()): Key {
+function keyFor(name: string, now = currentTime()): Key {
 	sweep(now);
 	let key = keys.get(name);
 	if (!key) {
@@ -184,7 +186,7 @@ export async function acquireSlot(name: string, signal?: AbortSignal): Promise<S
 	const key = keyFor(name);
 	return await new Promise<Slot | undefined>((resolve) => {
 		const first = key.queue.size === 0;
-		key.queue.push({ resolve, signal, since: Date.now(), gone: false });
+		key.queue.push({ resolve, signal, since: currentTime(), gone: false });
 		// Behind others the head's turn comes first: the look it waits for will serve this one too.
 		if (first) key.pump();
 	});
@@ -205,7 +207,7 @@ export function releaseSlot(
 	key: string,
 	slot: Slot,
 	headers: HeaderBag,
-	now = Date.now(),
+	now = currentTime(),
 	status?: number,
 ): void {
 	const found = keyFor(key, now);
@@ -322,7 +324,7 @@ export function markExhausted(
 	key: string,
 	headers: HeaderBag,
 	fallback: number,
-	now = Date.now(),
+	now = currentTime(),
 	sentAt = now,
 ): number {
 	const found = keyFor(key, now);

@@ -6,7 +6,7 @@
  * execution's waiters leave at once through one abort listener per execution; nothing is kept for a
  * request once it has its slot.
  */
-import { sleep } from 'n8n-workflow';
+import { now as currentTime, sleepFor } from './clock';
 
 import type { Slot } from './window';
 
@@ -118,12 +118,12 @@ export class Alarm {
 		this.started++;
 		const delay = Math.max(0, at - now);
 		// n8n-workflow's sleep clears its timer when the signal aborts (n8n 1.x lets it run out, harmlessly).
-		sleep(delay, controller.signal).then(
+		sleepFor(delay, controller.signal).then(
 			() => {
 				if (this.controller !== controller) return;
 				this.controller = undefined;
 				this.at = undefined;
-				this.ring(Date.now() - now - delay);
+				this.ring(currentTime() - now - delay);
 			},
 			() => undefined,
 		);
@@ -156,7 +156,7 @@ export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
 		signal?.addEventListener('abort', onAbort, { once: true });
 	});
 	try {
-		await Promise.race([sleep(Math.max(0, ms), timer.signal).catch(() => undefined), aborted]);
+		await Promise.race([sleepFor(Math.max(0, ms), timer.signal).catch(() => undefined), aborted]);
 	} finally {
 		signal?.removeEventListener('abort', onAbort!);
 		// Settles the race's other side, so no reaction is left waiting on it.

@@ -19,6 +19,7 @@
  *
  * Others silent for a while in a window (othersQuiet) have finished: the rest of it is this process's.
  */
+import { now as currentTime, random } from './clock';
 
 /** A measurement from fewer own answers than this says too little to change the estimate. */
 const MIN_OWN_ANSWERS = 2;
@@ -234,7 +235,7 @@ export class Share {
 		seq: number,
 		counted: 'here' | 'ended',
 		ofEndedWindow: boolean,
-		now = Date.now(),
+		now = currentTime(),
 	): void {
 		const tally = this.tally;
 		if (counted === 'here') {
@@ -251,7 +252,7 @@ export class Share {
 	}
 
 	/** An answer to own request number `seq`, with the `remaining` it was told, of this window or the one that ended. */
-	answered(remaining: number, seq: number, now = Date.now(), sentWith = seq): void {
+	answered(remaining: number, seq: number, now = currentTime(), sentWith = seq): void {
 		const others = this.tally.add(remaining, seq, this.limit, now, sentWith);
 		this.lot = undefined;
 		// Slow start grows only while the answers show no one else: processes started together would
@@ -265,7 +266,7 @@ export class Share {
 		// Measured over whole windows: a live estimate swings too far within one to decide this.
 		const affordable = this.limit ? 1 + this.limit * ONE_EACH_MAX_429_SHARE : ONE_EACH_UP_TO;
 		if (this.measured <= Math.min(ONE_EACH_UP_TO, affordable)) return true;
-		this.lot ??= Math.random() < left / (LOT_MARGIN * sharers);
+		this.lot ??= random() < left / (LOT_MARGIN * sharers);
 		return this.lot;
 	}
 

@@ -5,6 +5,7 @@
  * up or down.
  */
 import { RESET_MARGIN_MS } from '../constants';
+import { now as currentTime } from './clock';
 import type { RateLimitHeaders } from './headers';
 import { Share } from './share';
 import { Span } from './span';
@@ -333,7 +334,7 @@ export class Window {
 		return Math.max(SPREAD_MARGIN_MS, byAnswers);
 	}
 
-	send(probe: boolean, now = Date.now()): Slot {
+	send(probe: boolean, now = currentTime()): Slot {
 		this.burst ??= { last: 0 };
 		const slot: Slot = {
 			probe,

@@ -1,0 +1,40 @@
+/**
+ * Where the pacing reads the time, sets its timers and draws its lots: in n8n, `Date.now`, n8n-workflow's
+ * `sleep` and `Math.random`. The simulator (test/sim) runs the same code on a virtual clock instead, so
+ * that a run of many processes against a simulated service takes no real time and repeats exactly.
+ */
+import { sleep } from 'n8n-workflow';
+
+export interface Clock {
+	now(): number;
+	/** Resolves `ms` from now; rejects once `signal` aborts (n8n-workflow's `sleep`). */
+	sleep(ms: number, signal?: AbortSignal): Promise<void>;
+	/** A number in [0, 1). */
+	random(): number;
+}
+
+/** n8n's: the one the pacing runs on unless a test sets another. */
+export const systemClock: Clock = {
+	now: () => Date.now(),
+	sleep,
+	random: () => Math.random(),
+};
+
+let clock: Clock = systemClock;
+
+export function now(): number {
+	return clock.now();
+}
+
+export function random(): number {
+	return clock.random();
+}
+
+export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+	return clock.sleep(ms, signal);
+}
+
+/** For tests and the simulator: the clock the pacing runs on from now on (by default n8n's again). */
+export function useClock(next: Clock = systemClock): void {
+	clock = next;
+}
