@@ -1,7 +1,8 @@
 /**
  * n8n's own Retry, in a real n8n: a Send with Skip If Already Sent over 50 items, the 31st send stored by the
  * service and then answered 500, so the execution fails; Retry (the REST call the executions list makes) runs
- * the failed node again with all 50 input items: the option must make it send nothing twice.
+ * the failed node again with all 50 input items: the option must make it send nothing twice. And a service
+ * that stores bodies with line ends and spaces normalised: the same workflow run twice sends each once.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -116,4 +117,32 @@ test("Send with Skip If Already Sent, 50 items, the 31st stored then 500: the ex
 	for (const lead of leads) expect(sandbox.store.findMessages({ lead_id: lead })).toHaveLength(1);
 	expect(sandbox.stats().creates.message).toBe(50);
 	expect(sandbox.stats().duplicateCreates).toBe(0);
+});
+
+test('Send with Skip If Already Sent on a service that normalises white space: 5 leads, run twice, 5 messages, 0 sent the second time', async () => {
+	const { sandbox, n8n } = world!;
+	sandbox.reset({ leads: 0, campaigns: 0, messages: 0 });
+	sandbox.config({ messageBodies: 'normalized' });
+	const leads = Array.from(
+		{ length: 5 },
+		(_, i) => sandbox.store.addLead({ first_name: `N${i}` }).id,
+	);
+	const items = leads.map((lead) => ({ lead, text: 'Hi there,\r\n\r\nGreat  to meet you.' }));
+	const first = await n8n.callWebhook(SEND_PATH, { items });
+	expect(first.status).toBe(200);
+	expect(sandbox.stats().creates.message).toBe(5);
+	const since = sandbox.requests().length;
+	const second = await n8n.callWebhook(SEND_PATH, { items });
+	expect(second.status).toBe(200);
+	const [latest] = await executions();
+	const output = latest.data!.resultData.runData['Outreach Automation'].at(-1)!.data!.main[0];
+	expect(output.map((item) => item.json.outcome)).toEqual(Array(5).fill('skipped'));
+	expect(
+		sandbox
+			.requests()
+			.slice(since)
+			.filter((r) => r.method === 'POST'),
+	).toHaveLength(0);
+	expect(sandbox.stats().creates.message).toBe(5);
+	sandbox.config({ messageBodies: 'as-sent' });
 });

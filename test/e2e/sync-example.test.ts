@@ -1,10 +1,9 @@
 /**
  * The example `sync-leads-into-campaign.json`, run twice with `n8n execute` in a real n8n, as its schedule
  * would: the first run creates the leads and the campaign and starts it; the second creates 0 leads and 0
- * campaigns, starts nothing new and succeeds.
- *
- * Skipped until Lead > Create or Update (operation `upsert`, which the example uses) is on this branch: enable
- * it by turning `describe.skip` into `describe` (see docs/re-runs.md).
+ * campaigns, starts nothing new and succeeds. Then again against the same contacts already stored in the
+ * spellings other tools leave (no scheme, a country host, the mobile host), by a service that stores what it
+ * is sent in such a spelling: 0 leads created either time, nothing written the second time.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -88,5 +87,59 @@ describe('the sync example run twice', () => {
 		expect(writes.map((r) => `${r.method} ${r.path}`)).toEqual([]);
 		expect(sandbox.store.campaigns.size).toBe(1);
 		expect(sandbox.store.leads.size).toBe(3);
+	});
+
+	test('contacts already stored in other spellings (no scheme, uk., m.): 0 leads created, the second run writes nothing', async () => {
+		const { sandbox, runtime, options } = world!;
+		sandbox.reset({ leads: 0, campaigns: 0, messages: 0 });
+		sandbox.config({ profileStorage: 'mobile-host' });
+		const example = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, EXAMPLE), 'utf8')) as {
+			nodes: Array<{ name: string; parameters: { jsonOutput?: string } }>;
+		};
+		const contacts = (
+			JSON.parse(
+				example.nodes.find((node) => node.name === 'CRM contacts (sample)')!.parameters.jsonOutput!,
+			) as { contacts: Array<Record<string, string>> }
+		).contacts;
+		// As a CSV import, a browser extension and a mobile share stored them.
+		const spellings = [
+			(url: string) => url.replace(/^https:\/\//, ''),
+			(url: string) => url.replace('www.linkedin.com', 'uk.linkedin.com'),
+			(url: string) => `${url.replace('www.linkedin.com', 'm.linkedin.com')}/`,
+		];
+		const stored = contacts.map((contact, i) =>
+			sandbox.store.addLead({
+				first_name: contact.first_name,
+				last_name: contact.last_name,
+				linkedin_url: spellings[i % spellings.length](contact.linkedin_url),
+			}),
+		);
+		for (let run = 1; run <= 2; run++) {
+			const since = sandbox.requests().length;
+			const result = await executeWorkflow(runtime, options, workflowId);
+			expect(result.data.resultData.error).toBeUndefined();
+			const leads = outputOf(result)(LEAD_NODE);
+			// The first run adds the list and the CRM id to each stored lead; the second finds nothing to change.
+			expect(leads.map((lead) => lead.outcome)).toEqual(
+				Array(contacts.length).fill(run === 1 ? 'updated' : 'unchanged'),
+			);
+			expect(leads.map((lead) => lead.id)).toEqual(stored.map((lead) => lead.id));
+			const writes = sandbox
+				.requests()
+				.slice(since)
+				.filter((r) => r.path === '/api/v1/leads' && r.method === 'POST');
+			expect(writes).toHaveLength(0);
+			if (run === 2) {
+				const changed = sandbox
+					.requests()
+					.slice(since)
+					.filter(
+						(r) => r.method === 'PATCH' || (r.method === 'POST' && r.path.endsWith('/leads')),
+					);
+				expect(changed).toHaveLength(0);
+			}
+		}
+		expect(sandbox.store.leads.size).toBe(contacts.length);
+		sandbox.config({ profileStorage: 'as-sent' });
 	});
 });
