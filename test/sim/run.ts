@@ -1,0 +1,125 @@
+/**
+ * `npm run simulate`: the pacing on a virtual clock against simulated services, many seeded scenarios
+ * (issue #38; docs/rate-limits.md, "The simulator").
+ *
+ *   npm run simulate                          seeds 1-2000 and the 100,000-item scenario, on 2 processes
+ *   npm run simulate -- --scenarios 200       fewer (seeds 1-200)
+ *   npm run simulate -- --json out.json       also writes every scenario's result
+ *   npm run simulate -- --seed 17             replays one scenario and prints its timeline
+ *   npm run simulate -- --workers 1           on one process
+ *
+ * Exits 1 when a scenario violates an invariant (the summary and the JSON say which).
+ */
+import { fork } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { scenarioOf, VOLUME_SEED } from './scenario';
+import { runScenario, type Measures, type ScenarioResult } from './simulate';
+import { printTimeline, summaryTable } from './summary';
+
+// One execution's abort signal is listened to by each of its waits: hundreds, as in n8n.
+setMaxListeners(0);
+
+interface Done {
+	result: ScenarioResult;
+	measures: Measures;
+}
+
+function argument(name: string): string | undefined {
+	const at = process.argv.indexOf(`--${name}`);
+	return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
+/** In a worker: runs the seeds it is sent, one by one, and sends back each result. */
+async function work(seeds: number[]): Promise<void> {
+	for (const seed of seeds) {
+		const { result, measures } = await runScenario(seed);
+		process.send!({ result, measures } satisfies Done);
+	}
+}
+
+/** Splits the seeds over `workers` processes, each about as much work (by items). */
+async function runAll(seeds: number[], workers: number): Promise<Done[]> {
+	const shares: number[][] = Array.from({ length: workers }, () => []);
+	const load = new Array<number>(workers).fill(0);
+	const sized = seeds
+		.map((seed) => ({ seed, cost: scenarioOf(seed).processes.reduce((n, p) => n + p.items, 0) }))
+		.sort((a, b) => b.cost - a.cost);
+	for (const { seed, cost } of sized) {
+		const least = load.indexOf(Math.min(...load));
+		shares[least].push(seed);
+		load[least] += cost + 50;
+	}
+	const done: Done[] = [];
+	let reported = 0;
+	await Promise.all(
+		shares.map(
+			async (share) =>
+				await new Promise<void>((resolve, reject) => {
+					const child = fork(__filename, ['--worker', share.join(',')], {
+						execArgv: ['-r', 'ts-node/register/transpile-only'],
+						env: {
+							...process.env,
+							TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.test.json'),
+						},
+						stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+					});
+					child.on('message', (message: Done) => {
+						done.push(message);
+						if (done.length - reported >= 250) {
+							reported = done.length;
+							process.stderr.write(`${done.length} of ${seeds.length} scenarios\n`);
+						}
+					});
+					child.on('exit', (code) =>
+						code === 0 ? resolve() : reject(new Error(`a simulator worker exited with ${code}`)),
+					);
+				}),
+		),
+	);
+	return done.sort((a, b) => a.result.seed - b.result.seed);
+}
+
+async function main(): Promise<void> {
+	const worker = argument('worker');
+	if (worker !== undefined) {
+		await work(worker.split(',').filter(Boolean).map(Number));
+		return;
+	}
+	const seed = argument('seed');
+	if (seed !== undefined) {
+		const { result, measures, timeline } = await runScenario(Number(seed), { timeline: true });
+		console.log(JSON.stringify(scenarioOf(Number(seed)), null, 1));
+		printTimeline(timeline ?? [], scenarioOf(Number(seed)).startAt);
+		console.log(JSON.stringify(result, null, 1));
+		console.log(JSON.stringify(measures));
+		process.exitCode = result.ok ? 0 : 1;
+		return;
+	}
+	const count = Number(argument('scenarios') ?? 2000);
+	const workers = Number(argument('workers') ?? 2);
+	const seeds = Array.from({ length: count }, (_, i) => i + 1);
+	if (argument('volume') !== 'no') seeds.push(VOLUME_SEED);
+	const started = Date.now();
+	const done = await runAll(seeds, workers);
+	const seconds = (Date.now() - started) / 1000;
+	console.log(summaryTable(done));
+	const failing = done.filter((d) => !d.result.ok);
+	console.log(
+		`${done.length} scenarios in ${seconds.toFixed(1)} s on ${workers} process${workers === 1 ? '' : 'es'}: ` +
+			`${failing.length} with violations`,
+	);
+	const json = argument('json');
+	if (json) {
+		fs.writeFileSync(json, JSON.stringify({ scenarios: done.map((d) => d.result) }, null, 1));
+		console.log(`results: ${json}`);
+	}
+	process.exitCode = failing.length ? 1 : 0;
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exitCode = 2;
+});

@@ -1,0 +1,222 @@
+/**
+ * Runs one scenario: its processes, each with its own pacing state, against the simulated service on
+ * the virtual clock, and checks the invariants of issue #38 on what happened (see docs/rate-limits.md,
+ * "The simulator").
+ */
+import { resetRateLimitState, useClock } from '../../nodes/OutreachAutomation/transport/pacing';
+import { VirtualClock } from './clock';
+import { itemName, startProcess, type ProcessResult } from './process';
+import { floorMs, scenarioOf, type Scenario } from './scenario';
+import { Service, type TimelineEntry } from './service';
+
+export interface ScenarioResult {
+	seed: number;
+	kind: string;
+	processes: number;
+	items: number;
+	requests: number;
+	rateLimited: number;
+	rateLimitedAll: number;
+	wallMs: number;
+	floorMs: number;
+	lost: number;
+	duplicated: number;
+	ok: boolean;
+	violations: string[];
+}
+
+/** Measures beside the result, for the summary table (not in the JSON). */
+export interface Measures {
+	avoidableShare: number;
+	wallRatio: number;
+	/** Share of the limit used while processes had work (several processes), else undefined. */
+	used?: number;
+	/** Most policy looks per request of one process. */
+	looksPerRequest: number;
+	events: number;
+}
+
+/** Not one item waits this long: a run still going then has stalled. */
+const MAX_VIRTUAL_MS = 48 * 3600_000;
+/** The checks' bounds, as issue #38 states them. */
+const MAX_AVOIDABLE_429_SHARE = 0.05;
+const MAX_WALL_RATIO_ALONE = 1.05;
+const MIN_USED_SHARED = 0.85;
+const STARVATION_WINDOWS = 10;
+const MIN_SHARE_OF_EQUAL = 1 / 3;
+const MAX_LOOKS_PER_REQUEST = 4;
+
+const COARSE = new Set(['whole-second-up', 'whole-second-down', 'http-date', 'delta-s']);
+
+export async function runScenario(
+	seed: number,
+	options: { timeline?: boolean; scenario?: Scenario } = {},
+): Promise<{
+	result: ScenarioResult;
+	measures: Measures;
+	timeline?: TimelineEntry[];
+	service: Service;
+}> {
+	const scenario = options.scenario ?? scenarioOf(seed);
+	const clock = new VirtualClock(scenario.startAt, seed);
+	resetRateLimitState();
+	useClock(clock);
+	const service = new Service(clock, scenario, options.timeline === true);
+	let results: ProcessResult[] = [];
+	try {
+		results = scenario.processes.map((plan, i) => startProcess(i, plan, clock, service));
+		const done = () => results.every((r) => r.endedAt !== undefined);
+		await clock.run(scenario.startAt + MAX_VIRTUAL_MS, done);
+		service.finished = true;
+	} finally {
+		resetRateLimitState();
+		useClock();
+	}
+	const { result, measures } = check(scenario, service, results, clock);
+	measures.events = clock.fired;
+	return { result, measures, timeline: service.timeline, service };
+}
+
+function check(
+	scenario: Scenario,
+	service: Service,
+	results: ProcessResult[],
+	clock: VirtualClock,
+): { result: ScenarioResult; measures: Measures } {
+	const violations: string[] = [];
+	const n = scenario.processes.length;
+	const items = scenario.processes.reduce((sum, p) => sum + p.items, 0);
+
+	// Nothing lost, nothing sent twice.
+	let lost = 0;
+	let duplicated = 0;
+	const failures = new Map<string, number>();
+	results.forEach((r, p) => {
+		if (r.crashed) violations.push(`process ${p} failed: ${r.crashed}`);
+		r.outcomes.forEach((outcome, i) => {
+			const name = itemName(p, i);
+			const runs = service.executions.get(name) ?? 0;
+			const excess = runs - 1 - (service.lostAnswers.get(name) ?? 0);
+			if (excess > 0) duplicated += excess;
+			if (outcome === undefined) lost++;
+			else if (outcome.ok && runs === 0) lost++;
+			else if (!outcome.ok && !service.faulted.has(name)) {
+				lost++;
+				const reason = (outcome.message ?? '').slice(0, 60);
+				failures.set(reason, (failures.get(reason) ?? 0) + 1);
+			}
+		});
+	});
+	if (lost) {
+		const reasons = [...failures].map(([m, c]) => `${c}x "${m}"`).join(', ');
+		violations.push(`lost ${lost} items${reasons ? `: ${reasons}` : ' (never ended)'}`);
+	}
+	if (duplicated) violations.push(`${duplicated} carried out twice`);
+
+	// Avoidable 429s.
+	const requests = service.requests.reduce((a, b) => a + b, 0);
+	const rateLimitedAll = service.limited.reduce((a, b) => a + b, 0);
+	let excused = service.excusedByChange;
+	if (COARSE.has(scenario.kind)) excused += service.limited.filter((c) => c > 0).length;
+	const rateLimited = Math.max(0, rateLimitedAll - excused);
+	const avoidableShare = requests ? rateLimited / requests : 0;
+	if (scenario.reset !== 'none' && avoidableShare > MAX_AVOIDABLE_429_SHARE)
+		violations.push(`avoidable 429s ${(100 * avoidableShare).toFixed(1)}% of ${requests}`);
+
+	// Wall against the floor.
+	const ended = Math.max(...results.map((r) => r.endedAt ?? clock.now()));
+	const wallMs = ended - scenario.startAt;
+	const floor = floorMs(scenario);
+	const wallRatio = wallMs / floor;
+	if (scenario.kind === 'exact' && n === 1 && wallRatio > MAX_WALL_RATIO_ALONE)
+		violations.push(`wall ${wallRatio.toFixed(2)}x the floor, alone on exact resets`);
+
+	const measures: Measures = { avoidableShare, wallRatio, looksPerRequest: 0, events: 0 };
+	if (n > 1) {
+		const used = usedShare(scenario, service);
+		measures.used = used;
+		if (used !== undefined && used < MIN_USED_SHARED)
+			violations.push(`${(100 * used).toFixed(0)}% of the limit used by ${n} processes`);
+		const starved = starvation(scenario, service, results);
+		if (starved) violations.push(starved);
+	}
+
+	results.forEach((r, p) => {
+		const sent = service.requests[p];
+		if (!sent) return;
+		measures.looksPerRequest = Math.max(measures.looksPerRequest, r.looks / sent);
+		if (r.looks > MAX_LOOKS_PER_REQUEST * sent + MAX_LOOKS_PER_REQUEST)
+			violations.push(`process ${p}: ${r.looks} looks of the policy for ${sent} requests`);
+	});
+
+	const result: ScenarioResult = {
+		seed: scenario.seed,
+		kind: scenario.kind,
+		processes: n,
+		items,
+		requests,
+		rateLimited,
+		rateLimitedAll,
+		wallMs: Math.round(wallMs),
+		floorMs: Math.round(floor),
+		lost,
+		duplicated,
+		ok: violations.length === 0,
+		violations,
+	};
+	return { result, measures };
+}
+
+/**
+ * The share of the limit used, over the windows that began before the last (the last is the run's end),
+ * a gap between windows counting as unused time. Undefined under two windows.
+ */
+function usedShare(scenario: Scenario, service: Service): number | undefined {
+	const windows = service.windows;
+	let lastOurs = -1;
+	windows.forEach((w, i) => {
+		if (w.accepted.some((c) => c > 0) || w.limited > 0) lastOurs = i;
+	});
+	if (lastOurs < 2) return undefined;
+	let used = 0;
+	let capacity = 0;
+	for (let i = 0; i < lastOurs; i++) {
+		const w = windows[i];
+		used += w.foreign + w.accepted.reduce((a, b) => a + b, 0);
+		capacity += (w.limit * (windows[i + 1].start - w.start)) / scenario.windowMs;
+	}
+	return capacity ? used / capacity : undefined;
+}
+
+/**
+ * Over any ten windows during which a process had work all along, it got at least a third of an equal
+ * share of what the limit left the processes that had work then. Returns the first starvation found.
+ */
+function starvation(
+	scenario: Scenario,
+	service: Service,
+	results: ProcessResult[],
+): string | undefined {
+	const windows = service.windows;
+	const w = scenario.windowMs;
+	for (let i = 0; i + STARVATION_WINDOWS <= windows.length; i++) {
+		const from = windows[i].start;
+		const to = windows[i + STARVATION_WINDOWS - 1].start + w;
+		const started = (p: number) => scenario.startAt + scenario.processes[p].startMs;
+		const active = results
+			.map((r, p) => ({ p, r }))
+			.filter(({ p, r }) => started(p) < to && (r.endedAt ?? Infinity) > from);
+		if (active.length < 2) continue;
+		let free = 0;
+		for (let k = i; k < i + STARVATION_WINDOWS; k++) free += windows[k].limit - windows[k].foreign;
+		const fair = (free / active.length) * MIN_SHARE_OF_EQUAL;
+		for (const { p, r } of active) {
+			if (started(p) > from || (r.endedAt ?? Infinity) < to) continue;
+			let got = 0;
+			for (let k = i; k < i + STARVATION_WINDOWS; k++) got += windows[k].accepted[p];
+			if (got < fair)
+				return `process ${p} starved: ${got} requests in windows ${i + 1}-${i + STARVATION_WINDOWS} (a third of an equal share: ${fair.toFixed(1)})`;
+		}
+	}
+	return undefined;
+}
