@@ -21,6 +21,7 @@
  *   9   drain: Trigger, a 20,000 / 4,000 message backlog drained over several polls (test/bench/drain.ts)
  *   10  processes: Lead > Create shared by 1, 2 and 4 separate processes on one key (test/bench/processes.ts)
  *   11  upsert: Lead > Create or Update, 500 / 100 items against 10,000 / 2,000 leads, then again (upsert.ts)
+ *   11v ... and 5,000 / 1,000 items against 20,000 / 4,000 leads in one execution in n8n's engine (upsert-volume.ts)
  *   12  volume: Lead > Create, 10,000 and 100,000 / 2,000 and 10,000 items in one execution (test/bench/volume.ts)
  */
 import { drain } from './drain';

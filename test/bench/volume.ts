@@ -23,7 +23,7 @@ const HEAP_TARGET_MB: Record<number, number> = { 2000: 100, 10_000: 100, 100_000
 const RAW_HTTP_MAX_ITEMS = 20_000;
 
 /** Runs one job in a fresh process (so one run's heap says nothing of the next's). */
-async function inWorker(job: VolumeJob): Promise<VolumeFigures> {
+export async function inWorker(job: VolumeJob): Promise<VolumeFigures> {
 	const child = forkEngineProcess(path.join(__dirname, 'volume-worker.ts'), ['--expose-gc']);
 	return await new Promise((resolve, reject) => {
 		child.once('exit', (code) => reject(new Error(`volume worker exited with ${code}`)));
