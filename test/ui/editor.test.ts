@@ -10,7 +10,8 @@ import path from 'node:path';
 
 import type { Locator, Page } from 'playwright-core';
 
-import { N8N_MAJOR, PROJECT_ROOT } from '../n8n/runtime';
+import { N8N_MAJOR, N8N_VERSION, PROJECT_ROOT } from '../n8n/runtime';
+import { recordPicture } from './pictures';
 import {
 	DOCS_DIR,
 	expectNothingInTheWay,
@@ -70,6 +71,8 @@ async function screenshot(shot: Shot): Promise<void> {
 	// Toasts come and go; the pictures should not depend on when they were taken.
 	await page.locator('.el-notification').evaluateAll((els) => els.forEach((e) => e.remove()));
 	await page.screenshot({ path: path.join(shotDir, shot.file) });
+	// Beside each picture in docs/: what the node described when it was taken (pictures.test.ts compares).
+	if (WRITE_DOCS) recordPicture(shot, N8N_VERSION);
 }
 
 const ndv = () => page.getByTestId('ndv');
@@ -77,8 +80,19 @@ const nodeCreator = () => page.getByTestId('node-creator');
 const creatorItem = (name: string | RegExp) =>
 	page.getByTestId('node-creator-item-name').filter({ hasText: name }).first();
 
-async function newWorkflow(): Promise<void> {
-	await page.goto(`${world.n8n.url}/workflow/new`);
+/** An empty workflow; with a name, saved first, so a picture shows that name instead of "My workflow 4". */
+async function newWorkflow(name?: string): Promise<void> {
+	if (!name) {
+		await page.goto(`${world.n8n.url}/workflow/new`);
+	} else {
+		const { id } = await world.n8n.rest<{ id: string }>('POST', '/workflows', {
+			name,
+			nodes: [],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+		});
+		await page.goto(`${world.n8n.url}/workflow/${id}`);
+	}
 	await page.getByTestId('canvas-plus-button').waitFor();
 }
 
@@ -301,7 +315,11 @@ describe('in the editor', () => {
 	});
 
 	it('picks a lead From list: the sandbox leads, filtered as you type', async () => {
-		await chooseOption('operation', /^Get\s*Get a lead by ID/);
+		// A node of its own: no output of an earlier run behind the list in the picture.
+		await closeNdv();
+		await newWorkflow();
+		await addManualTrigger();
+		await addOutreachAction('Get a lead');
 		const locator = ndv().getByTestId('resource-locator-leadId');
 		await expect(
 			locator.getByTestId('rlc-mode-selector').locator('input').inputValue(),
@@ -318,6 +336,11 @@ describe('in the editor', () => {
 			return shown.length > 0 && shown.every((text) => text.includes(target.last_name));
 		}, `the list to show only leads named ${target.last_name}`);
 		await expect(items.filter({ hasText: target.id }).count()).resolves.toBe(1);
+		// Nothing left over from another run, no issue mark beside the field being filled.
+		await expect(page.getByTestId('output-panel').innerText()).resolves.not.toMatch(/\d+ items?\b/);
+		await expect(
+			ndv().getByTestId('parameter-issues').filter({ visible: true }).count(),
+		).resolves.toBe(0);
 		await screenshot(SHOTS.leadPicker);
 		await items.filter({ hasText: target.id }).click();
 		await ndv().getByTestId('node-execute-button').click();
@@ -605,7 +628,7 @@ describe('the AI Agent', () => {
 			type: 'openAiApi',
 			data: { apiKey: 'sk-not-used' },
 		});
-		await newWorkflow();
+		await newWorkflow('AI Agent with the Outreach Automation Tool');
 		await addManualTrigger();
 		await page.getByTestId('canvas-handle-plus').first().click();
 		await page.keyboard.type('AI Agent');
