@@ -16,6 +16,7 @@ import { normalizeBaseUrl } from './transport/baseUrl';
 import { CREDENTIAL_TYPE } from './transport/constants';
 import { windowKey } from './transport/pacing';
 import { newestMessage, pollNewMessages } from './trigger/newMessages';
+import { onePollAtATime, triggerKey } from './trigger/overlap';
 import type { TriggerState } from './trigger/state';
 import { validState } from './trigger/state';
 import { redactedFailure, redactValue } from './transport/redact';
@@ -79,13 +80,28 @@ export class OutreachAutomationTrigger implements INodeType {
 		listSearch: { searchLeads, searchCampaigns },
 	};
 
-	/** Every poll's items and errors pass the one redaction: n8n logs poll errors as they are. */
+	/**
+	 * Every poll's items and errors pass the one redaction: n8n logs poll errors as they are. A poll
+	 * that starts while another of the same trigger runs in this process emits nothing (see
+	 * trigger/overlap.ts); the manual test event reads no saved state and is never held back.
+	 */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		try {
-			return redactValue(await OutreachAutomationTrigger.prototype.pollOnce.call(this), true);
-		} catch (error) {
-			throw redactedFailure(this.getNode(), error);
-		}
+		const once = async () => {
+			try {
+				return redactValue(await OutreachAutomationTrigger.prototype.pollOnce.call(this), true);
+			} catch (error) {
+				throw redactedFailure(this.getNode(), error);
+			}
+		};
+		if (this.getMode() === 'manual') return await once();
+		const node = this.getNode();
+		return await onePollAtATime(triggerKey(this.getWorkflow().id, node.name), once, () => {
+			this.logger.info(
+				'Outreach Automation Trigger: the previous poll of this trigger is still running; this poll emits nothing and leaves the new messages to it and the next poll',
+				{ workflowId: this.getWorkflow().id, node: node.name },
+			);
+			return null;
+		});
 	}
 
 	async pollOnce(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
