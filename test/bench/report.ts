@@ -44,6 +44,8 @@ function failedCell(s: ScenarioResult): string {
 function wallCells(s: ScenarioResult): [string, string] {
 	const walls = s.runs.map((r) => r.wallMs).filter((w): w is number => w !== null);
 	if (!walls.length) return ['-', '-'];
+	// No floor: a limit no run reaches (11v).
+	if (s.floor.floorMs <= 0) return [seconds(median(walls)), '-'];
 	const ratios = walls.map((w) => w / s.floor.floorMs);
 	const med = median(ratios);
 	const max = Math.max(...ratios);
@@ -71,6 +73,7 @@ function strictCells(s: ScenarioResult): [string, string] {
 
 function floorCell(s: ScenarioResult): string {
 	const { windows, windowMs, slackPerWindowMs } = s.floor;
+	if (!windows) return 'none';
 	return slackPerWindowMs
 		? `${windows} x (${windowMs / 1000} + ${slackPerWindowMs / 1000}) s`
 		: `${windows} x ${windowMs / 1000} s`;
