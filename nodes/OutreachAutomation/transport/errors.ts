@@ -1,5 +1,6 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
+import { declaredFailure } from './failure';
 import type { NetworkFailure } from './network';
 import { tlsProblem } from './network';
 import { NodeApiError } from './redact';
@@ -158,7 +159,10 @@ function apiError(
 	return new NodeApiError(node, context, options);
 }
 
-/** The execution was cancelled (Stop, or n8n's execution timeout): nothing more is sent. */
+/**
+ * The execution was cancelled (Stop, or n8n's execution timeout): nothing more is sent. It declares
+ * no failure: neither the service nor the configuration failed.
+ */
 export function cancelledError(node: INode, target: RequestTarget, sent: boolean): NodeApiError {
 	return apiError(
 		node,
@@ -192,7 +196,7 @@ export function httpError(
 	status: number,
 	body: unknown,
 	target: RequestTarget,
-	extra: { attempts?: number; notRepeated?: boolean } = {},
+	extra: { attempts?: number; notRepeated?: boolean; resetAt?: number } = {},
 ): NodeApiError {
 	const said = serverMessage(body);
 	const problems = fieldProblems(body);
@@ -251,7 +255,12 @@ export function httpError(
 		description,
 		httpCode: String(status),
 		itemIndex: target.itemIndex,
-		...(status === 401 || status === 403 ? { failure: { cause: 'credential-invalid' } } : {}),
+		failure: declaredFailure({
+			kind: 'http',
+			status,
+			envelope: isObject(body) && typeof body.success === 'boolean',
+			resetAt: extra.resetAt,
+		}),
 	});
 }
 
@@ -275,10 +284,7 @@ export function rateLimitError(
 			"node's Settings > Retry On Fail or Request Options > Batching.",
 		httpCode: '429',
 		itemIndex: target.itemIndex,
-		failure: {
-			cause: 'rate-limited',
-			retryAfterMs: resetAt !== undefined ? Math.max(0, resetAt - now) : undefined,
-		},
+		failure: declaredFailure({ kind: 'rateLimit', resetAt }, now),
 	});
 }
 
@@ -371,6 +377,7 @@ export function networkError(
 		description,
 		httpCode: 'none',
 		itemIndex: target.itemIndex,
+		failure: declaredFailure({ kind: 'network', failure }),
 	});
 }
 
@@ -391,6 +398,7 @@ export function notEnvelopeError(
 		description: `${url} answered HTTP ${status} with: ${excerpt}. Check the Base URL in the credential (the host root, without /api/v1).`,
 		httpCode: String(status),
 		itemIndex: target.itemIndex,
+		failure: declaredFailure({ kind: 'notTheApi' }),
 	});
 }
 
@@ -413,6 +421,7 @@ export function pagingIgnoredError(
 			description:
 				`Page ${page} repeated items already received (${distinct} distinct so far${of}). ${advice}`.trim(),
 			itemIndex: target.itemIndex,
+			failure: declaredFailure({ kind: 'notTheApi' }),
 		},
 	);
 }
@@ -431,6 +440,7 @@ export function listTooLongError(
 			message: `Return All stopped after ${requests} page requests without reaching the end of the list`,
 			description: `${items} items were read; the list kept changing or never ended. Narrow the request with filters, or use Limit.`,
 			itemIndex: target.itemIndex,
+			failure: declaredFailure({ kind: 'tooLong' }),
 		},
 	);
 }

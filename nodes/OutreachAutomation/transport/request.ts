@@ -318,7 +318,11 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 			const until = markExhausted(key, headers, now + backoff(rateLimited - 1), now, slot.sentAt);
 			const wait = Math.max(0, until - now);
 			if (!repeatable && !refusedBeforeRunning(body)) {
-				throw httpError(node, status, body, request, { attempts: attempt, notRepeated: true });
+				throw httpError(node, status, body, request, {
+					attempts: attempt,
+					notRepeated: true,
+					resetAt: until,
+				});
 			}
 			if (
 				rateLimited > RATE_LIMIT_MAX_RETRIES ||
