@@ -30,7 +30,7 @@ export const DEFAULT_POLL_BUDGET_MS = 50_000;
 /**
  * The time this poll may take: n8n's budget, but never over DEFAULT_POLL_BUDGET_MS. n8n 2.41 gives
  * 5 minutes to polls outside its durable scheduler, and starts the next scheduled poll even while one
- * still runs: two polls on the same saved state would emit the same messages twice.
+ * still runs: such a poll emits nothing (trigger/overlap.ts), so a long poll delays new messages.
  */
 export function pollBudgetMs(fromN8n: unknown): number {
 	return typeof fromN8n === 'number' && fromN8n > 0

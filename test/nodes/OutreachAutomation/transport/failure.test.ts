@@ -109,7 +109,10 @@ describe('each cause, as the action node and the trigger throw it', () => {
 	beforeEach(() => sandbox.reset());
 	afterAll(async () => sandbox.stop());
 
-	const actionError = async (c: { baseUrl: string; apiKey: string }, parameters?: INodeParameters) => {
+	const actionError = async (
+		c: { baseUrl: string; apiKey: string },
+		parameters?: INodeParameters,
+	) => {
 		const leadId = sandbox.store.findLeads({})[0]?.id ?? 'ld_x';
 		const { error } = await runNode(
 			c,
