@@ -302,7 +302,11 @@ export function releaseSlot(
 	}
 	if (slot.epoch === window.epoch - 1 && window.inFlightOf(slot.epoch) === 0)
 		window.share.closeNow();
-	found.pump();
+	// A 429 says the window is spent: markExhausted, which the caller calls next, records that and then
+	// looks at the queue. A slot granted here would go into the spent window whatever it records (the
+	// 429 to a request sent in an earlier window does not lower `remaining`). Without rate-limit headers
+	// the estimate (span.ts) still looks here: it comes out worse without it (docs/rate-limits.md).
+	if (status !== 429 || window.unpaced) found.pump();
 }
 
 /** A slot given back unused (the request was refused before sending): someone else may have it. */
