@@ -7,6 +7,7 @@
  *   npm run simulate -- --json out.json       also writes every scenario's result
  *   npm run simulate -- --seed 17             replays one scenario and prints its timeline
  *   npm run simulate -- --workers 1           on one process
+ *   npm run simulate -- --buckets             the table by 1, 2-4, 8-16 and 32-64 processes
  *
  * Exits 1 when a scenario violates an invariant (the summary and the JSON say which).
  */
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
 	const started = Date.now();
 	const done = await runAll(seeds, workers);
 	const seconds = (Date.now() - started) / 1000;
-	console.log(summaryTable(done));
+	console.log(summaryTable(done, process.argv.includes('--buckets')));
 	const failing = done.filter((d) => !d.result.ok);
 	console.log(
 		`${done.length} scenarios in ${seconds.toFixed(1)} s on ${workers} process${workers === 1 ? '' : 'es'}: ` +

@@ -29,7 +29,16 @@ function violationKind(violation: string): string {
 	return 'failed';
 }
 
-export function summaryTable(done: Done[]): string {
+/** Process counts as the table groups them: each its own, or (`bucketed`) 1, 2-4, 8-16 and 32-64. */
+function group(processes: number, bucketed: boolean): string {
+	if (!bucketed) return String(processes);
+	if (processes === 1) return '1';
+	if (processes <= 4) return '2-4';
+	if (processes <= 16) return '8-16';
+	return '32-64';
+}
+
+export function summaryTable(done: Done[], bucketed = false): string {
 	const rows: string[][] = [
 		[
 			'kind',
@@ -46,7 +55,7 @@ export function summaryTable(done: Done[]): string {
 	];
 	const groups = new Map<string, Done[]>();
 	for (const d of done) {
-		const name = `${d.result.kind}|${d.result.processes}`;
+		const name = `${d.result.kind}|${group(d.result.processes, bucketed)}`;
 		if (!groups.has(name)) groups.set(name, []);
 		groups.get(name)!.push(d);
 	}
@@ -55,7 +64,7 @@ export function summaryTable(done: Done[]): string {
 		const [kb, pb] = b.split('|');
 		const byKind =
 			KINDS.indexOf(ka as (typeof KINDS)[number]) - KINDS.indexOf(kb as (typeof KINDS)[number]);
-		return byKind || Number(pa) - Number(pb);
+		return byKind || parseInt(pa, 10) - parseInt(pb, 10);
 	});
 	for (const name of order) {
 		const group = groups.get(name)!;
