@@ -266,7 +266,9 @@ export async function upsertAtVolume(
 				`heap peak ${mb(heap.figures.heapGrowth)}, retained after it ${mb(heap.figures.retained)} ` +
 				`(n8n's no-op over the same items: peak ${mb(noOpHeap.heapGrowth)}, retained ${mb(noOpHeap.retained)}; ` +
 				`at most ${fmt(Math.round(perLead))} bytes per stored lead over the no-op, everything included); ` +
-				`wall ${(wall.figures.wallMs / 1000).toFixed(1)} s (no-op ${(noOpWall.wallMs / 1000).toFixed(1)} s)`,
+				`wall ${(wall.figures.wallMs / 1000).toFixed(1)} s, CPU ${(wall.figures.cpuMs / 1000).toFixed(1)} s ` +
+				`(no-op ${(noOpWall.wallMs / 1000).toFixed(1)} s, CPU ${(noOpWall.cpuMs / 1000).toFixed(1)} s; ` +
+				`the sandbox's CPU is the bench process's)`,
 			...runs.map(
 				(run, i) =>
 					`${i ? 'wall' : 'heap'} run: ${run.lookups} lookups (bound ${lookupBound}), ${fmt(run.writes)} writes ` +

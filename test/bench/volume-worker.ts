@@ -28,6 +28,8 @@ export interface VolumeJob {
 
 export interface VolumeFigures {
 	wallMs: number;
+	/** CPU time of this process over the run (user + system, ms): what the machine's load does not stretch. */
+	cpuMs: number;
 	/** The largest heap growth over the start, read after full collections (bytes; 0 when not read). */
 	heapGrowth: number;
 	/**
@@ -50,6 +52,7 @@ process.on('message', (job: VolumeJob) => {
 		const heap = job.heap ? heapWatch() : undefined;
 		const inputs = job.inputs ?? Array.from({ length: job.items }, (_, i) => ({ i }));
 		const startedAt = Date.now();
+		const cpuAtStart = process.cpuUsage();
 		const { items, error } = await runNode(
 			{ baseUrl: job.baseUrl, apiKey: job.apiKey },
 			job.parameters ?? {
@@ -61,6 +64,7 @@ process.on('message', (job: VolumeJob) => {
 			{ continueOnFail: true, nodeType: job.node },
 		);
 		const wallMs = Date.now() - startedAt;
+		const cpu = process.cpuUsage(cpuAtStart);
 		const heapGrowth = heap?.stop() ?? 0;
 		gc?.();
 		const retained = gc ? process.memoryUsage().heapUsed - base : 0;
@@ -72,6 +76,7 @@ process.on('message', (job: VolumeJob) => {
 		}
 		const figures: VolumeFigures = {
 			wallMs,
+			cpuMs: Math.round((cpu.user + cpu.system) / 1000),
 			heapGrowth,
 			retained,
 			returned: items.length - failed.length,
