@@ -82,8 +82,9 @@ export class OutreachAutomationTrigger implements INodeType {
 
 	/**
 	 * Every poll's items and errors pass the one redaction: n8n logs poll errors as they are. A poll
-	 * that starts while another of the same trigger runs in this process emits nothing (see
-	 * trigger/overlap.ts); the manual test event reads no saved state and is never held back.
+	 * that starts while another of the same trigger runs in this process, or before n8n saved what the
+	 * last one emitted, emits nothing (see trigger/overlap.ts); the manual test event reads no saved
+	 * state and is never held back.
 	 */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const once = async () => {
@@ -95,13 +96,22 @@ export class OutreachAutomationTrigger implements INodeType {
 		};
 		if (this.getMode() === 'manual') return await once();
 		const node = this.getNode();
-		return await onePollAtATime(triggerKey(this.getWorkflow().id, node.name), once, () => {
-			this.logger.info(
-				'Outreach Automation Trigger: the previous poll of this trigger is still running; this poll emits nothing and leaves the new messages to it and the next poll',
-				{ workflowId: this.getWorkflow().id, node: node.name },
-			);
-			return null;
-		});
+		const workflowId = this.getWorkflow().id;
+		return await onePollAtATime(
+			triggerKey(workflowId, node.name),
+			JSON.stringify(this.getWorkflowStaticData('node')),
+			once,
+			(why) => {
+				this.logger.info(
+					why === 'running'
+						? 'Outreach Automation Trigger: the previous poll of this trigger is still running; this poll emits nothing and leaves the new messages to it and the next poll'
+						: 'Outreach Automation Trigger: the previous poll emitted messages and n8n has not saved its progress yet; this poll emits nothing and leaves the new messages to the next poll',
+					{ workflowId, node: node.name },
+				);
+				return null;
+			},
+			(result) => result !== null,
+		);
 	}
 
 	async pollOnce(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {

@@ -127,6 +127,32 @@ describe.each(VARIANTS)(
 			expect(await h.poll()).toEqual([]);
 		});
 
+		it("n8n's durable scheduler: a poll that loads the state an emitting poll started from, before n8n saved that poll's, emits nothing", async () => {
+			// Each poll gets its own copy of the saved state, as n8n 2.41's durable scheduler loads it, and
+			// the state is saved only after the poll returned (with its execution).
+			const h = await activated();
+			const saved = () => h.state();
+			const pollFrom = async (state: IDataObject) => {
+				const copy = new TriggerHarness(creds, {});
+				Object.assign(copy.workflow.getStaticData('node', copy.node), state);
+				return { items: ids(await copy.poll()), state: copy.state() };
+			};
+			const before = saved();
+			const inserted = sandbox.insertMessages({ count: 150 }).ids;
+			const first = await pollFrom(before);
+			expect(first.items).toEqual(inserted);
+			// Not saved yet: a poll from the same old state sends nothing and emits nothing.
+			const since = sandbox.requests().length;
+			expect((await pollFrom(before)).items).toEqual([]);
+			expect(sandbox.requests(since)).toHaveLength(0);
+			// Saved: the next poll goes on from it.
+			const more = sandbox.insertMessages({ count: 5 }).ids;
+			const next = await pollFrom(first.state);
+			expect(next.items).toEqual(more);
+			// A poll that starts afresh (no state) is never held back.
+			expect((await pollFrom({})).items).toEqual([]);
+		});
+
 		it('another trigger (another workflow, or another node) is not held back', async () => {
 			const a = await activated();
 			const b = await activated();
