@@ -101,7 +101,13 @@ describe('each cause, as the action node and the trigger throw it', () => {
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({
-			apiKeys: [KEY, 'failure-hour-key-1', 'failure-hour-key-2', 'failure-429-key'],
+			apiKeys: [
+				KEY,
+				'failure-hour-key-1',
+				'failure-hour-key-2',
+				'failure-429-key',
+				'failure-429-read-key',
+			],
 			seed: { leads: 3, campaigns: 1, messages: 3 },
 			rateLimit: 1e6,
 		});
@@ -174,6 +180,17 @@ describe('each cause, as the action node and the trigger throw it', () => {
 		});
 		expect(error.failure).toMatchObject({ cause: 'rate-limited' });
 		expect((error.failure as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(0);
+	});
+
+	// The trigger only: the action node's reads take the same path, and 7 tries take a while.
+	it('a 429 on every try of a poll, after the retries: rate-limited, with the reset', async () => {
+		sandbox.addFault({ path: '/api/v1/*', status: 429, retryAfter: 1, times: 40 });
+		for (const error of [await triggerError(creds('failure-429-read-key'))]) {
+			expect(error.failure).toMatchObject({ cause: 'rate-limited' });
+			const { retryAfterMs } = error.failure as { retryAfterMs: number };
+			expect(retryAfterMs).toBeGreaterThan(0);
+			expect(retryAfterMs).toBeLessThanOrEqual(2_000);
+		}
 	});
 
 	it('a Base URL that serves a website (HTML 404): configuration-invalid', async () => {
