@@ -12,6 +12,7 @@ import path from 'node:path';
 
 import { startSandbox, type RequestLogEntry, type Sandbox } from '../sandbox/server';
 import {
+	CREDENTIAL_TYPE,
 	freePort,
 	importCredentials,
 	importWorkflows,
@@ -21,13 +22,19 @@ import {
 	packAndInstall,
 	provision,
 	reportOrClean,
-	run,
 	type N8nOptions,
 	type Runtime,
 } from '../n8n/runtime';
-import { shortPollBudgetEnv } from '../n8n/polls';
-import { NODE_TYPES, CREDENTIAL_TYPE } from '../n8n/runtime';
-import { TRIGGER_NODE, workflow, type NodeJson, type WorkflowJson } from '../n8n/workflow-json';
+import { TRIGGER_NODE } from '../n8n/workflow-json';
+import {
+	credential,
+	DURABLE_ENV,
+	pollerState,
+	tick,
+	triggerWorkflow,
+	waitFor,
+	type Execution,
+} from './durable-world';
 import { OWNER } from './harness';
 
 const TAG = 'durable';
@@ -37,92 +44,6 @@ const REFUSED_KEY = 'e2e-durable-refused-key-93ab';
 const MAIN_ID = 'e2eDurableMain';
 const HOUR_ID = 'e2eDurableHour';
 const REFUSED_ID = 'e2eDurableRefused';
-const credential = (id: string) => ({ id, name: `Outreach (${id})` });
-
-/** What docs/trigger.md recommends on n8n 2.36+, with a poll timeout of 4 s (a 2 s budget). */
-export const DURABLE_ENV = {
-	...shortPollBudgetEnv(4),
-	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
-	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-};
-
-type Json = Record<string, unknown>;
-interface Execution {
-	id: string;
-	status: string;
-	data?: {
-		resultData: {
-			runData: Record<string, Array<{ data?: { main: Array<Array<{ json: Json }>> } }>>;
-		};
-	};
-}
-
-const tick = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
-async function waitFor<T>(
-	what: string,
-	probe: () => Promise<T | undefined> | T | undefined,
-	ms: number,
-): Promise<T> {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline)
-			throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
-		await tick(250);
-	}
-}
-
-/** Trigger on one lead's messages, polled every second of every minute. */
-function triggerWorkflow(id: string, leadId: string, credentialId: string): WorkflowJson {
-	const node: NodeJson = {
-		id: `${id}-trigger`,
-		name: TRIGGER_NODE,
-		type: NODE_TYPES.trigger,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {
-			pollTimes: {
-				item: Array.from({ length: 60 }, (_, s) => ({
-					mode: 'custom',
-					cronExpression: `${s} * * * * *`,
-				})),
-			},
-			filters: { leadId: { __rl: true, mode: 'id', value: leadId } },
-			options: {},
-		},
-		credentials: { [CREDENTIAL_TYPE]: credential(credentialId) },
-	};
-	return workflow(id, `e2e: ${id}`, [node]);
-}
-
-/** A poll node's row of n8n's poller_state table (its durable cursor and backoff), read with n8n's sqlite3. */
-async function pollerState(
-	runtime: Runtime,
-	options: N8nOptions,
-	workflowId: string,
-): Promise<Json | undefined> {
-	const script = `
-const sqlite3 = require(process.argv[1]);
-const db = new sqlite3.Database(process.argv[2], sqlite3.OPEN_READONLY);
-db.get('SELECT * FROM poller_state WHERE workflowId = ?', [process.argv[3]], (error, row) => {
-	if (error) { process.stderr.write(error.message); process.exit(1); }
-	process.stdout.write(row ? JSON.stringify(row) : '');
-	db.close();
-});`;
-	const { stdout } = await run(
-		runtime.nodeBin,
-		[
-			'-e',
-			script,
-			path.join(runtime.n8nDir, 'node_modules', 'sqlite3'),
-			path.join(options.userFolder, '.n8n', 'database.sqlite'),
-			workflowId,
-		],
-		{ timeoutMs: 20_000 },
-	);
-	return stdout === '' ? undefined : (JSON.parse(stdout) as Json);
-}
 
 const suite = N8N_MAJOR >= 2 ? describe : describe.skip;
 
