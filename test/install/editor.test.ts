@@ -2,7 +2,9 @@
  * n8n's installer as a user drives it, in Chromium: Settings -> Community Nodes -> Install, the package name,
  * the risk box, Install; the card shows what users see of the package; the nodes appear without a restart
  * and a workflow runs; Update to the patch release; Uninstall. The registry is the local one, at npm's
- * default address (see default-registry.ts). The README's two install screenshots are taken here.
+ * default address (see default-registry.ts). The two pictures of docs/installing.md are taken here
+ * (`OUTREACH_UI_SCREENSHOTS=docs npm run test:install`, into docs/, each recorded in docs/pictures.json with
+ * what the package described: test/ui/pictures.test.ts fails on a picture of a package that has changed).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +13,9 @@ import type { Page } from 'playwright-core';
 
 import { N8nServer, PACKAGE_NAME, PROJECT_ROOT } from '../n8n/runtime';
 import { ensureChromium, launchBrowser, type Browser } from '../ui/chromium';
-import { DOCS_DIR, expectNothingInTheWay, WRITE_DOCS } from '../ui/shots';
+import { DESCRIBED, recordPicture } from '../ui/pictures';
+import { DOCS_DIR, expectNothingInTheWay, WRITE_DOCS, type Shot } from '../ui/shots';
+import { INSTALL_SHOTS } from './shots';
 import {
 	ALL_TYPES,
 	communityPackages,
@@ -26,18 +30,6 @@ import {
 	stopInstallWorld,
 	type InstallWorld,
 } from './world';
-
-const INSTALL_SHOTS = {
-	dialog: {
-		file: 'community-nodes-install.png',
-		caption: 'Settings → Community Nodes → Install: the package name and the risk box.',
-	},
-	installed: {
-		file: 'community-nodes-installed.png',
-		caption:
-			'Installed without a restart: the package, its version, its two nodes, and Update once a newer version is published.',
-	},
-};
 
 const manifest = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8'));
 const VERSION: string = manifest.version;
@@ -83,8 +75,10 @@ afterAll(async () => {
 	await stopInstallWorld(world, failed > 0);
 });
 
-async function screenshot(file: string): Promise<void> {
-	await page.screenshot({ path: path.join(shotDir, file) });
+async function screenshot(shot: Shot): Promise<void> {
+	await page.screenshot({ path: path.join(shotDir, shot.file) });
+	// Beside each picture in docs/: what the package described when it was taken (pictures.test.ts compares).
+	if (WRITE_DOCS) recordPicture(shot, world!.runtime.n8nVersion);
 }
 
 /** Polls a condition (the editor's actions finish in the background); false after 60 s. */
@@ -108,23 +102,29 @@ test('signs in and opens Settings -> Community Nodes', async () => {
 test('Install: name, risk box, Install; the card and the nodes appear without a restart; a workflow runs', async () => {
 	await page.getByRole('button', { name: 'Install a community node' }).click();
 	// The older release first, so that the editor has an update to offer afterwards.
+	const typed = DESCRIBED.communityInstall().typed as string;
+	expect(typed).toBe(`${PACKAGE_NAME}@${VERSION}`);
 	await page
 		.locator('[data-test-id="package-name-input"] input, input[data-test-id="package-name-input"]')
-		.fill(`${PACKAGE_NAME}@${VERSION}`);
+		.fill(typed);
 	await page.getByTestId('user-agreement-checkbox').click();
 	expect(await page.getByTestId('install-community-package-button').isEnabled()).toBe(true);
-	await screenshot(INSTALL_SHOTS.dialog.file);
+	await screenshot(INSTALL_SHOTS.communityInstall);
 	await page.getByTestId('install-community-package-button').click();
 	await card().waitFor();
 	const text = await card().innerText();
 	expect(text).toContain(PACKAGE_NAME);
-	// What users see of the package: its name, version and node count with the nodes' names.
-	expect(text).toMatch(/2 nodes:\s*Outreach Automation,\s*Outreach Automation Trigger/);
+	// What users see of the package: its name, version and node count with the nodes' names (as recorded).
+	const nodes = DESCRIBED.communityInstalled().nodes as string[];
+	expect(nodes).toEqual(['Outreach Automation', 'Outreach Automation Trigger']);
+	expect(text).toMatch(new RegExp(`${nodes.length} nodes:\\s*${nodes.join(',\\s*')}`));
 	expect(text).toContain(VERSION);
+	// and Update: the patch release published before the install (beforeAll).
+	await card().getByRole('button', { name: 'Update' }).waitFor();
 	// The caption's moment: the install dialog closed, the list alone (its toast, which comes and goes, removed).
 	await expectNothingInTheWay(page);
 	await page.locator('.el-notification').evaluateAll((els) => els.forEach((e) => e.remove()));
-	await screenshot(INSTALL_SHOTS.installed.file);
+	await screenshot(INSTALL_SHOTS.communityInstalled);
 	expect(installedVersion(folder)).toBe(VERSION);
 	expect(await ourNodeTypes(n8n!)).toEqual(ALL_TYPES);
 	const ran = await runLeads(n8n!);

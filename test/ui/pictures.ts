@@ -1,8 +1,10 @@
 /**
  * What the node described when each picture of docs/ was taken, kept beside the pictures in
- * docs/pictures.json. `npm run screenshots` writes an entry for every picture it takes; pictures.test.ts
- * (part of `npm run test:ui`) compares each entry with the node's description of today and fails, naming
- * the picture, when they differ: a picture of a node that has changed since is stale.
+ * docs/pictures.json. `npm run screenshots` writes an entry for every picture of the editor it takes, and
+ * `OUTREACH_UI_SCREENSHOTS=docs npm run test:install` for the two of n8n's installer (what the package
+ * described: its name, version and nodes); pictures.test.ts (part of `npm run test:ui`) compares each entry
+ * with the node's and the package's description of today and fails, naming the picture, when they differ:
+ * a picture of a node or package that has changed since is stale.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,7 +14,12 @@ import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 
 import { OutreachAutomation } from '../../nodes/OutreachAutomation/OutreachAutomation.node';
 import { OutreachAutomationTrigger } from '../../nodes/OutreachAutomation/OutreachAutomationTrigger.node';
+import { INSTALL_SHOTS } from '../install/shots';
+import { PROJECT_ROOT } from '../n8n/runtime';
 import { DOCS_DIR, SHOTS, type Shot } from './shots';
+
+/** Every picture with a record: the editor's (`npm run screenshots`) and the installer's (`test:install`). */
+export const PICTURES = { ...SHOTS, ...INSTALL_SHOTS };
 
 export const RECORD_FILE = path.join(DOCS_DIR, 'pictures.json');
 
@@ -75,8 +82,30 @@ function field(resource: string, operation: string, name: string): INodeProperti
 	return action.properties.find((p) => p.name === name && shows(p, resource, operation));
 }
 
-/** What each picture shows of the nodes' descriptions. */
-export const DESCRIBED: Record<keyof typeof SHOTS, () => Described> = {
+/** The package as n8n's installer shows it: package.json's name, version and nodes. */
+function packageManifest(): { name: string; version: string; n8n: { nodes: string[] } } {
+	return JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8'));
+}
+
+/**
+ * The display names of the nodes package.json declares (n8n.nodes, in its order), read from their sources
+ * (dist/nodes/X/Y.node.js -> nodes/X/Y.node.ts, class Y): the names the installed package's card lists.
+ */
+function packageNodes(): string[] {
+	return packageManifest().n8n.nodes.map((file) => {
+		const source = path.join(PROJECT_ROOT, file.replace(/^dist\//, '').replace(/\.js$/, ''));
+		const exported = require(source) as Record<
+			string,
+			new () => { description: INodeTypeDescription }
+		>;
+		const NodeType = exported[path.basename(source, '.node')];
+		if (!NodeType) throw new Error(`${file} (package.json n8n.nodes): no node class in ${source}`);
+		return new NodeType().description.displayName;
+	});
+}
+
+/** What each picture shows of the nodes' (and, for the installer's, the package's) descriptions. */
+export const DESCRIBED: Record<keyof typeof PICTURES, () => Described> = {
 	nodePanel: () => ({
 		node: action.displayName,
 		nodeDescription: action.description,
@@ -108,11 +137,22 @@ export const DESCRIBED: Record<keyof typeof SHOTS, () => Described> = {
 		leadActions: actionsByResource(action).Lead,
 		fields: fieldsOf('lead', 'getAll'),
 	}),
+	communityInstall: () => {
+		const { name, version } = packageManifest();
+		return { package: name, typed: `${name}@${version}` };
+	},
+	communityInstalled: () => {
+		const { name, version } = packageManifest();
+		return { package: name, version, nodes: packageNodes() };
+	},
 };
 
-export function shotKeyOf(shot: Shot): keyof typeof SHOTS {
-	const key = (Object.keys(SHOTS) as Array<keyof typeof SHOTS>).find((k) => SHOTS[k] === shot);
-	if (!key) throw new Error(`${shot.file} is not one of the pictures in shots.ts`);
+export function shotKeyOf(shot: Shot): keyof typeof PICTURES {
+	const key = (Object.keys(PICTURES) as Array<keyof typeof PICTURES>).find(
+		(k) => PICTURES[k] === shot,
+	);
+	if (!key)
+		throw new Error(`${shot.file} is not one of the pictures (ui/shots.ts, install/shots.ts)`);
 	return key;
 }
 
@@ -136,7 +176,7 @@ export function recordPicture(shot: Shot, n8nVersion: string): void {
 	const sorted = Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
 	const text = JSON.stringify({
 		$comment:
-			'Written by `npm run screenshots`: what the node described when each picture was taken. `npm run test:ui` compares it with the node of today (test/ui/pictures.test.ts).',
+			'Written by `npm run screenshots` (and by `OUTREACH_UI_SCREENSHOTS=docs npm run test:install` for the two community-nodes pictures): what the node or package described when each picture was taken. `npm run test:ui` compares it with the node and package of today (test/ui/pictures.test.ts).',
 		...sorted,
 	});
 	fs.writeFileSync(RECORD_FILE, text);
