@@ -2,10 +2,9 @@
  * What the durable-scheduler end-to-end tests share: the settings docs/trigger.md recommends, a trigger
  * workflow polled every second, n8n's poller_state row of a trigger, and small waits.
  */
-import path from 'node:path';
 
-import { CREDENTIAL_TYPE, NODE_TYPES, run, type N8nOptions, type Runtime } from '../n8n/runtime';
-import { shortPollBudgetEnv } from '../n8n/polls';
+import { CREDENTIAL_TYPE, NODE_TYPES, type N8nOptions, type Runtime } from '../n8n/runtime';
+import { readN8nRow, shortPollBudgetEnv } from '../n8n/polls';
 import { TRIGGER_NODE, workflow, type NodeJson, type WorkflowJson } from '../n8n/workflow-json';
 
 export const credential = (id: string) => ({ id, name: `Outreach (${id})` });
@@ -67,30 +66,13 @@ export function triggerWorkflow(id: string, leadId: string, credentialId: string
 	return workflow(id, `e2e: ${id}`, [node]);
 }
 
-/** A poll node's row of n8n's poller_state table (its durable cursor and backoff), read with n8n's sqlite3. */
+/** A poll node's row of n8n's poller_state table (its durable cursor and backoff). */
 export async function pollerState(
 	runtime: Runtime,
 	options: N8nOptions,
 	workflowId: string,
 ): Promise<Json | undefined> {
-	const script = `
-const sqlite3 = require(process.argv[1]);
-const db = new sqlite3.Database(process.argv[2], sqlite3.OPEN_READONLY);
-db.get('SELECT * FROM poller_state WHERE workflowId = ?', [process.argv[3]], (error, row) => {
-	if (error) { process.stderr.write(error.message); process.exit(1); }
-	process.stdout.write(row ? JSON.stringify(row) : '');
-	db.close();
-});`;
-	const { stdout } = await run(
-		runtime.nodeBin,
-		[
-			'-e',
-			script,
-			path.join(runtime.n8nDir, 'node_modules', 'sqlite3'),
-			path.join(options.userFolder, '.n8n', 'database.sqlite'),
-			workflowId,
-		],
-		{ timeoutMs: 20_000 },
-	);
-	return stdout === '' ? undefined : (JSON.parse(stdout) as Json);
+	return (await readN8nRow(runtime, options, 'SELECT * FROM poller_state WHERE workflowId = ?', [
+		workflowId,
+	])) as Json | undefined;
 }

@@ -40,26 +40,22 @@ export function shortPollBudgetEnv(pollTimeoutSeconds: number): Record<string, s
 }
 
 /**
- * A polling node's saved state as n8n keeps it: the workflow's staticData in n8n's database (key
- * `node:<node name>`), read with the sqlite3 module of the provisioned n8n. (With
- * N8N_POLLER_DURABLE_CURSORS_ENABLED n8n 2.x moves it to its poller_state table; not set here.) Returns
- * the node's state as JSON text, or undefined when it has none yet.
+ * One row of n8n's SQLite database (`sql` with `?` for `params`), read with the sqlite3 module of the
+ * provisioned n8n, as a JSON object; undefined when there is none.
  */
-export async function readNodeState(
+export async function readN8nRow(
 	runtime: Runtime,
 	options: N8nOptions,
-	workflowId: string,
-	nodeName: string,
-): Promise<string | undefined> {
+	sql: string,
+	params: string[],
+): Promise<Record<string, unknown> | undefined> {
 	const script = `
-const sqlite3 = require(process.argv[1]);
-const db = new sqlite3.Database(process.argv[2], sqlite3.OPEN_READONLY);
-db.get('SELECT staticData FROM workflow_entity WHERE id = ?', [process.argv[3]], (error, row) => {
+const [sqlitePath, dbPath, sql, ...params] = process.argv.slice(1);
+const sqlite3 = require(sqlitePath);
+const db = new sqlite3.Database(dbPath, sqlite3.OPEN_READONLY);
+db.get(sql, params, (error, row) => {
 	if (error) { process.stderr.write(error.message); process.exit(1); }
-	const raw = row && row.staticData;
-	const data = typeof raw === 'string' ? JSON.parse(raw) : raw;
-	const node = data && data['node:' + process.argv[4]];
-	process.stdout.write(node ? JSON.stringify(node) : '');
+	process.stdout.write(row ? JSON.stringify(row) : '');
 	db.close();
 });`;
 	const { stdout } = await run(
@@ -69,12 +65,35 @@ db.get('SELECT staticData FROM workflow_entity WHERE id = ?', [process.argv[3]],
 			script,
 			path.join(runtime.n8nDir, 'node_modules', 'sqlite3'),
 			path.join(options.userFolder, '.n8n', 'database.sqlite'),
-			workflowId,
-			nodeName,
+			sql,
+			...params,
 		],
 		{ timeoutMs: 20_000 },
 	);
-	return stdout === '' ? undefined : stdout;
+	return stdout === '' ? undefined : (JSON.parse(stdout) as Record<string, unknown>);
+}
+
+/**
+ * A polling node's saved state as n8n keeps it: the workflow's staticData in n8n's database (key
+ * `node:<node name>`). (With N8N_POLLER_DURABLE_CURSORS_ENABLED n8n 2.x moves it to its poller_state
+ * table; not set here.) Returns the node's state as JSON text, or undefined when it has none yet.
+ */
+export async function readNodeState(
+	runtime: Runtime,
+	options: N8nOptions,
+	workflowId: string,
+	nodeName: string,
+): Promise<string | undefined> {
+	const row = await readN8nRow(
+		runtime,
+		options,
+		'SELECT staticData FROM workflow_entity WHERE id = ?',
+		[workflowId],
+	);
+	const raw = row?.staticData;
+	const data = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Record<string, unknown> | null;
+	const node = data?.[`node:${nodeName}`];
+	return node ? JSON.stringify(node) : undefined;
 }
 
 const isListRequest = (entry: RequestLogEntry) =>
