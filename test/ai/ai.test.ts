@@ -381,7 +381,7 @@ describe('MCP: errors come back as tool errors a model can act on', () => {
 		expect(outcome.text).toBe(
 			toolError(
 				'LinkedIn Profile URL "linkedin ada" is not a web address',
-				'Use the full address, starting with https://',
+				'Use the address of the profile, e.g. https://www.linkedin.com/in/ada-lovelace',
 			),
 		);
 		expect(outcome.requests).toEqual([]);
