@@ -90,6 +90,8 @@ async function newWorkflow(name?: string): Promise<void> {
 			nodes: [],
 			connections: {},
 			settings: { executionOrder: 'v1' },
+			// n8n 1.x stores `active` with the workflow and refuses a new one without it.
+			...(N8N_MAJOR < 2 ? { active: false } : {}),
 		});
 		await page.goto(`${world.n8n.url}/workflow/${id}`);
 	}
