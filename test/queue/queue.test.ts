@@ -204,10 +204,8 @@ test('(a) 6 workflows x 100 lead creates at once, one key, two workers: 0 failed
 	expect(failed).toHaveLength(0);
 	expect(stats.leads).toBe(600);
 	// Two workers pace as one key's share each (they learn of each other from X-RateLimit-Remaining).
-	// Recorded 0.3-3.2% (2026-11-26, 13 runs; 4 clean-clone CI runs 0.0-3.4%); 0.5-7.8% before a worker
-	// with many requests in flight stopped taking the other's for its own (2026-11-25, 25 runs). The bound
-	// leaves a margin over the runs recorded. Before cooperative pacing: 3-42%.
-	expect(stats.rateLimited / stats.requests).toBeLessThanOrEqual(0.06);
+	// The gate is the goal: at most 5% of requests answered 429, at any number of processes.
+	expect(stats.rateLimited / stats.requests).toBeLessThanOrEqual(0.05);
 	// The wall time against the floor: no faster than the limit allows (the window the first create fell
 	// in may have opened up to a window earlier, with a trigger poll), and no slower than twice the floor
 	// (recorded: 13.2-14.7 s against the 10 s floor; a pacer that waits a window too many per batch takes

@@ -152,6 +152,7 @@ describe('request log and stats', () => {
 				key: 'key0',
 				status: 200,
 				body: null,
+				windowEnd: expect.any(Number),
 			},
 			{
 				seq: 2,
@@ -162,6 +163,7 @@ describe('request log and stats', () => {
 				key: 'key0',
 				status: 201,
 				body: { first_name: 'Ada' },
+				windowEnd: expect.any(Number),
 			},
 			{
 				seq: 3,
@@ -172,8 +174,11 @@ describe('request log and stats', () => {
 				key: 'anonymous',
 				status: 401,
 				body: null,
+				windowEnd: expect.any(Number),
 			},
 		]);
+		// Two requests of one key within a window: counted in the same one.
+		expect(log[1].windowEnd).toBe(log[0].windowEnd);
 		expect((await t.control.requests(2)).map((e) => e.seq)).toEqual([3]);
 		expect(t.sandbox.requests(1)).toHaveLength(2);
 	});

@@ -164,6 +164,7 @@ async function handleApi(
 	entry.key = caller.label;
 	const now = Date.now();
 	const window = state.limiter.hit(caller.bucket, now, config);
+	entry.windowEnd = window.resetAt;
 	const limitHeaders = rateLimitHeaders(window, now, config);
 	const respond = (reply: Reply, fault?: string) => {
 		const shaped = styleError(reply, config, { authorization, key: caller.token });

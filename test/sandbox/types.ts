@@ -87,6 +87,11 @@ export interface RequestLogEntry {
 	body: unknown;
 	/** Set when an injected fault shaped the response, e.g. 'status:503', 'drop', 'random:malformed'. */
 	fault?: string;
+	/**
+	 * Epoch ms when the rate-limit window this request was counted in ends: requests of one key with the same
+	 * value shared a window. Absent when the rate limit never counted it.
+	 */
+	windowEnd?: number;
 }
 
 export interface SandboxStats {
