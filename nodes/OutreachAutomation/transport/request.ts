@@ -258,6 +258,11 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 		const slot = await acquireSlot(key, waits);
 		waitEnds(ctx, waitStarted, ctx.logger);
 		if (!slot) throw stopped(attempt > 1);
+		// Stopped between the grant and this line: the slot goes back unsent, for the key's other requests.
+		if (waits?.aborted && slot.tooLongUntil === undefined) {
+			cancelSlot(key, slot);
+			throw stopped(attempt > 1);
+		}
 		if (slot.tooLongUntil !== undefined) {
 			gaveUpOnRateLimit(ctx);
 			throw rateLimitError(node, slot.tooLongUntil, request, attempt - 1);
@@ -315,7 +320,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 		if (status === 429) {
 			rateLimited++;
 			const now = currentTime();
-			const until = markExhausted(key, headers, now + backoff(rateLimited - 1), now, slot.sentAt);
+			const until = markExhausted(key, headers, now + backoff(rateLimited - 1), now, slot);
 			const wait = Math.max(0, until - now);
 			if (!repeatable && !refusedBeforeRunning(body)) {
 				throw httpError(node, status, body, request, {

@@ -186,7 +186,7 @@ export async function acquireSlot(name: string, signal?: AbortSignal): Promise<S
 	const key = keyFor(name);
 	return await new Promise<Slot | undefined>((resolve) => {
 		const first = key.queue.size === 0;
-		key.queue.push({ resolve, signal, since: currentTime(), gone: false });
+		key.queue.push({ resolve, signal });
 		// Behind others the head's turn comes first: the look it waits for will serve this one too.
 		if (first) key.pump();
 	});
@@ -212,7 +212,8 @@ export function releaseSlot(
 ): void {
 	const found = keyFor(key, now);
 	const window = found.window;
-	window.answered(slot, now);
+	// Only an answer tells how long answers take: a timeout or a dropped connection does not.
+	window.answered(slot, headers === undefined ? undefined : now);
 	const told = readRateLimitHeaders(headers, now, slot.sentAt);
 	// An answer to a request of an earlier window speaks of that window (often "0 left"): not of this
 	// one. Unless it names a window after this one: the server rolled over before this process did.
@@ -314,7 +315,9 @@ export function cancelSlot(key: string, slot: Slot): void {
 	const found = keyFor(key);
 	const window = found.window;
 	window.answered(slot);
-	if (!slot.probe && slot.epoch === window.epoch && window.remaining !== undefined)
+	if (window.unpaced) {
+		if (!slot.probe) window.span.refund(slot.sentAt ?? 0);
+	} else if (!slot.probe && slot.epoch === window.epoch && window.remaining !== undefined)
 		window.remaining++;
 	found.pump();
 }
@@ -322,18 +325,29 @@ export function cancelSlot(key: string, slot: Slot): void {
 /**
  * A 429: the window is spent until its Retry-After or reset (`fallback` when it names neither, or
  * names a time already past); every request of this key waits for it. Returns that time.
- * `sentAt`: when the request went (see serverClockOffset).
+ * `slot`: the request refused (when it went: see serverClockOffset; which window it was sent in).
  */
 export function markExhausted(
 	key: string,
 	headers: HeaderBag,
 	fallback: number,
 	now = currentTime(),
-	sentAt = now,
+	slot?: Slot,
 ): number {
 	const found = keyFor(key, now);
 	const window = found.window;
-	const told = readRateLimitHeaders(headers, now, sentAt);
+	const told = readRateLimitHeaders(headers, now, slot?.sentAt ?? now);
+	// A request of an ended window refused with that window's reset: it says nothing of this one.
+	if (
+		slot !== undefined &&
+		slot.epoch < window.epoch &&
+		!window.unpaced &&
+		told.resetAt !== undefined &&
+		!window.namesLaterThanEnded(told)
+	) {
+		found.pump();
+		return window.remaining === 0 && window.resetAt !== undefined ? window.resetAt : now;
+	}
 	let until = window.exhaustedUntil(told) ?? fallback;
 	if (until <= now) until = fallback;
 	// A 429 of the window this process knows the end of (a whole-second reset it has learnt to read

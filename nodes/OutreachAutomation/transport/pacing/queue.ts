@@ -13,13 +13,9 @@ import type { Slot } from './window';
 export interface Waiter {
 	resolve: (slot: Slot | undefined) => void;
 	signal: AbortSignal | undefined;
-	/** When it began to wait. */
-	since: number;
-	/** Left the queue out of turn (its execution was cancelled): skipped when its turn comes. */
-	gone: boolean;
 }
 
-/** Entries already served at the front are dropped in one go once there are this many. */
+/** Emptied places at the front (each holds nothing) are dropped in one go once there are this many. */
 const COMPACT_AFTER = 1024;
 
 /** One execution's signal: its waiters in this queue, and the one listener that removes them on Stop. */
@@ -29,9 +25,10 @@ interface Registration {
 }
 
 export class SlotQueue {
-	private items: Waiter[] = [];
+	/** Waiting in order from `head`; a place before it is emptied at once, so nothing served is kept. */
+	private items: Array<Waiter | undefined> = [];
 	private head = 0;
-	/** Waiters still queued (not served, not gone). */
+	/** Waiters still queued (not served, not cancelled). */
 	size = 0;
 	private readonly signals = new Map<AbortSignal, Registration>();
 
@@ -51,7 +48,7 @@ export class SlotQueue {
 
 	/** The waiter whose turn it is. */
 	peek(): Waiter | undefined {
-		while (this.head < this.items.length && this.items[this.head].gone) this.head++;
+		while (this.head < this.items.length && this.items[this.head] === undefined) this.head++;
 		if (this.head >= COMPACT_AFTER) {
 			this.items = this.items.slice(this.head);
 			this.head = 0;
@@ -63,13 +60,12 @@ export class SlotQueue {
 	serve(slot: Slot | undefined): void {
 		const waiter = this.peek();
 		if (!waiter) return;
-		this.head++;
+		this.items[this.head++] = undefined;
 		this.leave(waiter);
 		waiter.resolve(slot);
 	}
 
 	private leave(waiter: Waiter): void {
-		waiter.gone = true;
 		this.size--;
 		const signal = waiter.signal;
 		const registration = signal && this.signals.get(signal);
@@ -84,7 +80,8 @@ export class SlotQueue {
 		if (!registration) return;
 		for (let i = this.head; i < this.items.length && registration.waiting > 0; i++) {
 			const waiter = this.items[i];
-			if (waiter.gone || waiter.signal !== signal) continue;
+			if (!waiter || waiter.signal !== signal) continue;
+			this.items[i] = undefined;
 			this.leave(waiter);
 			waiter.resolve(undefined);
 		}

@@ -55,6 +55,11 @@ export class Span {
 		return true;
 	}
 
+	/** A request counted at `sentAt` was not sent after all: its place in the span is free again. */
+	refund(sentAt: number): void {
+		if (this.open && sentAt >= this.start && this.sent > 0) this.sent--;
+	}
+
 	/**
 	 * A 429 without rate-limit headers: what passed in this span is the budget, the span lasts until
 	 * `until`, and the next one opens with the first request after it. Later 429s of the same burst only

@@ -55,9 +55,12 @@ const SPREAD_MARGIN_MAX_MS = 2000;
  * A request unanswered for this many times the usual answer time (at least HUNG_MIN_MS, at most
  * HUNG_MAX_MS) stops holding the others: its slot counts as spent and pacing goes on from the other
  * answers. The floor keeps a pause of a busy process (garbage collection, a slow disk) from counting;
- * the ceiling is what one hung request may cost everyone else.
+ * the ceiling is what one hung request may cost everyone else. On a service whose answers take
+ * seconds, a request is never given up before HUNG_SLOW_ANSWERS times the usual answer time: a
+ * probe given up too soon sends a second probe into the same window.
  */
 const HUNG_ANSWERS = 10;
+const HUNG_SLOW_ANSWERS = 2;
 const HUNG_MIN_MS = 1000;
 const HUNG_MAX_MS = 3000;
 const HUNG_LOOK_STEP_MS = 250;
@@ -182,7 +185,8 @@ export class Window {
 	/** How long a request may go unanswered before it stops holding the others. */
 	hungAfterMs(): number {
 		if (this.answerMs === undefined) return HUNG_MAX_MS;
-		return Math.min(HUNG_MAX_MS, Math.max(HUNG_MIN_MS, HUNG_ANSWERS * this.answerMs));
+		const usual = Math.min(HUNG_MAX_MS, Math.max(HUNG_MIN_MS, HUNG_ANSWERS * this.answerMs));
+		return Math.max(usual, HUNG_SLOW_ANSWERS * this.answerMs);
 	}
 
 	/**

@@ -1,0 +1,159 @@
+/**
+ * Interleavings of one key's requests that real time cannot set up reliably, played on the simulator's
+ * virtual clock: a Stop that lands right after a grant, a slot given back on a server without
+ * rate-limit headers, the queue's hold on served requests, and a 429 of a window that has already
+ * ended. Each failed before its fix.
+ */
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
+
+import {
+	acquireSlot,
+	cancelSlot,
+	markExhausted,
+	peekWindow,
+	releaseSlot,
+	resetRateLimitState,
+	useClock,
+	type Slot,
+} from '../../../../../nodes/OutreachAutomation/transport/pacing';
+import { SlotQueue } from '../../../../../nodes/OutreachAutomation/transport/pacing/queue';
+import { apiRequest } from '../../../../../nodes/OutreachAutomation/transport/request';
+import { windowKeyOf } from '../../../../../nodes/OutreachAutomation/transport/request';
+import { VirtualClock } from '../../../../sim/clock';
+
+const START = Date.parse('2026-12-01T09:00:00.000Z');
+
+let clock: VirtualClock;
+beforeEach(() => {
+	resetRateLimitState();
+	clock = new VirtualClock(START, 1);
+	useClock(clock);
+});
+afterEach(() => {
+	resetRateLimitState();
+	useClock();
+});
+
+const headers = (remaining: number, resetAt: number) => ({
+	'x-ratelimit-remaining': String(remaining),
+	'x-ratelimit-reset': String(resetAt),
+});
+
+/** Lets the promise reactions queued so far run (the virtual clock does so after each event). */
+const settle = async () => await clock.run(clock.now(), () => true);
+
+/** Moves the virtual clock to `at`, firing the timers due on the way. */
+async function advanceTo(at: number): Promise<void> {
+	clock.at(at, () => undefined);
+	await clock.run(at, () => false);
+}
+
+/** How many slots `key` grants now, without any answer or timer, to `wanted` requests queued at once. */
+async function grantedNow(key: string, wanted: number): Promise<Slot[]> {
+	const stop = new AbortController();
+	const slots: Slot[] = [];
+	for (let i = 0; i < wanted; i++)
+		void acquireSlot(key, stop.signal).then((slot) => slot && slots.push(slot));
+	await settle();
+	stop.abort();
+	await settle();
+	return slots;
+}
+
+describe('one key on a virtual clock', () => {
+	it('a Stop right after a grant gives the slot back unsent: the window keeps it for others', async () => {
+		const node = { name: 'Outreach Automation', parameters: {} } as unknown as INode;
+		const stop = new AbortController();
+		let sent = 0;
+		const ctx = {
+			getNode: () => node,
+			getExecutionCancelSignal: () => stop.signal,
+			getCredentials: async () => ({ baseUrl: 'https://stop.example', apiKey: 'stop-key-1' }),
+			helpers: {
+				httpRequestWithAuthentication: async (_type: string, options: { signal?: AbortSignal }) => {
+					sent++;
+					if (options.signal?.aborted) throw new Error('aborted');
+					return { statusCode: 200, headers: {}, body: { success: true, data: {} } };
+				},
+			},
+		} as unknown as IExecuteFunctions;
+		const key = (await windowKeyOf(ctx))!;
+		const probe = (await acquireSlot(key))!;
+		const request = apiRequest(ctx, { method: 'GET', path: '/leads/ld_1' });
+		await settle();
+		// The probe's answer grants the waiting request its slot; the execution stops before it is sent.
+		releaseSlot(key, probe, headers(5, START + 60_000), clock.now(), 200);
+		stop.abort();
+		await expect(request).rejects.toThrow();
+		expect(sent).toBe(0);
+		expect(peekWindow(key)!.remaining).toBe(5);
+	});
+
+	it('a slot given back on a server without rate-limit headers is free again in its span', async () => {
+		const key = 'headerless';
+		const probe = (await acquireSlot(key))!;
+		releaseSlot(key, probe, {}, clock.now(), 200);
+		const span = peekWindow(key)!.span;
+		const [slot] = await grantedNow(key, 1);
+		expect(span.sent).toBe(2);
+		cancelSlot(key, slot);
+		expect(span.sent).toBe(1);
+	});
+
+	it('the queue keeps nothing of the requests it has served or let go', () => {
+		const queue = new SlotQueue();
+		const stop = new AbortController();
+		const served: unknown[] = [];
+		for (let i = 0; i < 100; i++)
+			queue.push({
+				resolve: (slot) => served.push(slot),
+				signal: i < 50 ? undefined : stop.signal,
+			});
+		for (let i = 0; i < 40; i++) queue.serve(undefined);
+		stop.abort();
+		const held = (queue as unknown as { items: unknown[] }).items.filter(Boolean);
+		expect(served).toHaveLength(90);
+		expect(queue.size).toBe(10);
+		expect(held).toHaveLength(10);
+	});
+
+	it("a 429 with an ended window's reset, read after the next window opened, leaves the new window's room alone", async () => {
+		const key = 'stale';
+		const firstReset = START + 1_000;
+		const probe = (await acquireSlot(key))!;
+		releaseSlot(key, probe, headers(1, firstReset), clock.now(), 200);
+		const [late] = await grantedNow(key, 1);
+		// The window ends; the next one's probe is told 50 are left.
+		await advanceTo(firstReset + 100);
+		const [probe2] = await grantedNow(key, 1);
+		expect(probe2.probe).toBe(true);
+		releaseSlot(key, probe2, headers(50, firstReset + 1_000), clock.now(), 200);
+		// Only now the request of the ended window is answered: 429, with the ended window's reset.
+		const told = headers(0, firstReset);
+		releaseSlot(key, late, told, clock.now(), 429);
+		markExhausted(key, told, clock.now() + 500, clock.now(), late);
+		// 50 less the late request, unanswered when the probe was told (it might have been counted after).
+		expect(peekWindow(key)!.remaining).toBe(49);
+		expect(await grantedNow(key, 3)).toHaveLength(3);
+	});
+
+	it('on a service whose answers take 4 s, a probe is not given up as hung at 3 s: no second probe into its window', async () => {
+		const key = 'slow';
+		const probe = (await acquireSlot(key))!;
+		await advanceTo(START + 4_000);
+		// Its window (2 s) ended before the answer came.
+		releaseSlot(key, probe, headers(99, START + 2_000), clock.now(), 200);
+		const granted: Slot[] = [];
+		const stop = new AbortController();
+		for (let i = 0; i < 2; i++)
+			void acquireSlot(key, stop.signal).then((slot) => slot && granted.push(slot));
+		await settle();
+		expect(granted.map((slot) => slot.probe)).toEqual([true]);
+		await advanceTo(START + 10_000);
+		expect(granted).toHaveLength(1);
+		releaseSlot(key, granted[0], headers(99, START + 12_000), clock.now(), 200);
+		await settle();
+		expect(granted).toHaveLength(2);
+		stop.abort();
+	});
+});
