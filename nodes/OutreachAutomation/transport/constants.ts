@@ -21,7 +21,10 @@ export const ASSUMED_WINDOW_MS = 60_000;
 /** A rate-limit window nobody used for this long is forgotten. */
 export const WINDOW_IDLE_EXPIRY_MS = 15 * 60_000;
 
-/** How many times a request rejected with 429 is tried again, and the longest we wait in total. */
+/**
+ * How many times in a row a request rejected with 429 is tried again while no other request of its key
+ * is answered (a key still answering is being paced, not refused), and the longest it waits in total.
+ */
 export const RATE_LIMIT_MAX_RETRIES = 6;
 export const RATE_LIMIT_MAX_TOTAL_WAIT_MS = 5 * 60_000;
 

@@ -33,6 +33,7 @@ import {
 import {
 	acquireSlot,
 	cancelSlot,
+	keyProgress,
 	markExhausted,
 	now as currentTime,
 	pause,
@@ -241,7 +242,10 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	let options: IHttpRequestOptions | undefined;
 
 	const repeatable = given.safeToRepeat ?? repeatableMethod(given.method);
+	// 429s since the key last moved (another request of it answered): a key that moves is being paced,
+	// however many 429s a crowded window costs; one that does not, stops after a few.
 	let rateLimited = 0;
+	let progress = keyProgress(key);
 	let rateLimitWaited = 0;
 	let failures = 0;
 	// After a 5xx or a lost answer: wait and go again, only while the request is safe to repeat.
@@ -318,6 +322,11 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 		const body = parseBody(response.body);
 
 		if (status === 429) {
+			if (keyProgress(key) !== progress) {
+				progress = keyProgress(key);
+				rateLimited = 0;
+				rateLimitWaited = 0;
+			}
 			rateLimited++;
 			const now = currentTime();
 			const until = markExhausted(key, headers, now + backoff(rateLimited - 1), now, slot);

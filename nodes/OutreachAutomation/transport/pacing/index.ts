@@ -49,6 +49,8 @@ class Key {
 	readonly alarm = new Alarm((lateMs) => this.pump(lateMs < STALLED_MS));
 	/** Looks the policy took, for tests: a bounded number per request. */
 	looks = 0;
+	/** Answers the service carried out or refused on their merits (not 429, not 5xx): the key moves. */
+	progress = 0;
 
 	get idle(): boolean {
 		return this.queue.size === 0 && this.window.quiet;
@@ -212,6 +214,7 @@ export function releaseSlot(
 ): void {
 	const found = keyFor(key, now);
 	const window = found.window;
+	if (status !== undefined && status !== 429 && status < 500) found.progress++;
 	// Only an answer tells how long answers take: a timeout or a dropped connection does not.
 	window.answered(slot, headers === undefined ? undefined : now);
 	const told = readRateLimitHeaders(headers, now, slot.sentAt);
@@ -308,6 +311,14 @@ export function releaseSlot(
 	// 429 to a request sent in an earlier window does not lower `remaining`). Without rate-limit headers
 	// the estimate (span.ts) still looks here: it comes out worse without it (docs/rate-limits.md).
 	if (status !== 429 || window.unpaced) found.pump();
+}
+
+/**
+ * How many of this key's requests the service has answered on their merits so far (in this process):
+ * while it grows, 429s are the key's pace, not a service that has stopped serving it.
+ */
+export function keyProgress(name: string): number {
+	return keys.get(name)?.progress ?? 0;
 }
 
 /** A slot given back unused (the request was refused before sending): someone else may have it. */
