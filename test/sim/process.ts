@@ -11,8 +11,9 @@ import type { IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow'
 
 import { executeOperation } from '../../nodes/OutreachAutomation/routing/route';
 import { normalizeBaseUrl } from '../../nodes/OutreachAutomation/transport/baseUrl';
-import { peekMechanics, windowKey } from '../../nodes/OutreachAutomation/transport/pacing';
+import { peekWindow, windowKey } from '../../nodes/OutreachAutomation/transport/pacing';
 import type { VirtualClock } from './clock';
+import { countLooks, looksOf } from './looks';
 import type { ProcessPlan } from './scenario';
 import type { Service } from './service';
 
@@ -83,6 +84,7 @@ export function startProcess(
 		},
 	} as unknown as IExecuteFunctions;
 
+	countLooks();
 	clock.at(clock.now() + plan.startMs, () => {
 		executeOperation.call(ctx).then(
 			([output]) => {
@@ -93,8 +95,7 @@ export function startProcess(
 						: { ok: true };
 				}
 				result.endedAt = clock.now();
-				result.looks =
-					peekMechanics(windowKey(normalizeBaseUrl(baseUrlOf(index)), API_KEY))?.looks ?? 0;
+				result.looks = looksOf(peekWindow(windowKey(normalizeBaseUrl(baseUrlOf(index)), API_KEY)));
 			},
 			(error: Error) => {
 				result.crashed = error.message;

@@ -19,7 +19,8 @@ import { createHash } from 'crypto';
 
 import { WINDOW_IDLE_EXPIRY_MS } from '../constants';
 import { now as currentTime } from './clock';
-import { readRateLimitHeaders, type HeaderBag, type RateLimitHeaders } from './headers';
+import type { HeaderBag } from './headers';
+import { observeAnswer, observeRefusal } from './observe';
 import { decide } from './policy';
 import { Alarm, SlotQueue } from './queue';
 import { Window, type Slot } from './window';
@@ -47,8 +48,6 @@ class Key {
 	readonly window = new Window();
 	readonly queue = new SlotQueue();
 	readonly alarm = new Alarm((lateMs) => this.pump(lateMs < STALLED_MS));
-	/** Looks the policy took, for tests: a bounded number per request. */
-	looks = 0;
 	/** Answers the service carried out or refused on their merits (not 429, not 5xx): the key moves. */
 	progress = 0;
 
@@ -71,7 +70,6 @@ class Key {
 				return;
 			}
 			const now = currentTime();
-			this.looks++;
 			const decision = decide(this.window, now, this.queue.size);
 			if (decision.slot) {
 				this.queue.serve(decision.slot);
@@ -87,6 +85,8 @@ class Key {
 }
 
 const keys = new Map<string, Key>();
+/** How often the keys are looked over for windows nobody used for a while. */
+const SWEEP_EVERY_MS = 60_000;
 let lastSweep = 0;
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -115,7 +115,7 @@ export function windowKey(baseUrl: string, apiKey: string): string {
 
 /** Forgets windows nobody used for a while, so many keys over a long-lived n8n do not pile up. */
 function sweep(now: number) {
-	if (now - lastSweep < 60_000) return;
+	if (now - lastSweep < SWEEP_EVERY_MS) return;
 	lastSweep = now;
 	for (const [name, key] of keys) {
 		if (key.idle && now - key.window.lastUsed > WINDOW_IDLE_EXPIRY_MS) keys.delete(name);
@@ -138,18 +138,11 @@ export function peekWindow(key: string): Window | undefined {
 	return keys.get(key)?.window;
 }
 
-/** For tests: what the mechanics spent on a key: looks of the policy, timers, waiting listeners. */
-export function peekMechanics(
-	key: string,
-): { looks: number; timers: number; listeners: number; queued: number } | undefined {
+/** For tests: a key's waiting requests, and the executions listening for a Stop among them. */
+export function peekMechanics(key: string): { listeners: number; queued: number } | undefined {
 	const found = keys.get(key);
 	if (!found) return undefined;
-	return {
-		looks: found.looks,
-		timers: found.alarm.started,
-		listeners: found.queue.listeners(),
-		queued: found.queue.size,
-	};
+	return { listeners: found.queue.listeners(), queued: found.queue.size };
 }
 
 /**
@@ -194,13 +187,6 @@ export async function acquireSlot(name: string, signal?: AbortSignal): Promise<S
 	});
 }
 
-/** Takes what the server said about its window (the probe's answer, or a window it started early). */
-function adopt(window: Window, told: RateLimitHeaders, remaining: number, now: number): void {
-	window.remaining = Math.max(0, remaining);
-	window.toldLow = told.remaining;
-	window.setReset(told, now);
-}
-
 /**
  * Feeds a response's headers (any status, or none after a network error) back into the window.
  * `status` tells a proxy's error (which says nothing about the service's pacing) from an answer.
@@ -213,104 +199,14 @@ export function releaseSlot(
 	status?: number,
 ): void {
 	const found = keyFor(key, now);
-	const window = found.window;
 	if (status !== undefined && status !== 429 && status < 500) found.progress++;
-	// Only an answer tells how long answers take: a timeout or a dropped connection does not.
-	window.answered(slot, headers === undefined ? undefined : now);
-	const told = readRateLimitHeaders(headers, now, slot.sentAt);
-	// An answer to a request of an earlier window speaks of that window (often "0 left"): not of this
-	// one. Unless it names a window after this one: the server rolled over before this process did.
-	const overtaken =
-		slot.epoch !== window.epoch &&
-		status !== 429 &&
-		told.remaining !== undefined &&
-		window.remaining !== undefined &&
-		window.namesLaterWindow(told) &&
-		told.remaining - window.unanswered() > window.remaining;
-	const current = slot.epoch === window.epoch || overtaken;
-	if (window.unpaced && status !== undefined && status !== 429) {
-		window.span.passed++;
-		if (!window.span.learnt) window.share.cwnd++;
-	}
-	// A 429 while the window seemed to have room: someone else on the key took it.
-	if (status === 429 && current && !window.unpaced) {
-		if (slot.probe && !slot.coarseTest) window.share.crowded();
-		else if (slot.last) window.share.spent(slot.seq);
-		else if ((window.remaining ?? 0) > 0) window.share.overrun(slot.seq);
-	}
-	if (headers !== undefined && current) {
-		if (told.remaining === undefined) {
-			// Only an answer of the service itself (not a 429 or 5xx a proxy may have sent) says it has
-			// no rate-limit headers; then pace by an estimate until they return.
-			const answered = status === undefined || (status < 500 && status !== 429);
-			if (slot.probe && answered && !window.unpaced) {
-				window.unpaced = true;
-				window.span.openAt(now);
-				window.span.sent = 1;
-				window.span.passed = 1;
-			}
-		} else {
-			window.unpaced = false;
-			const previousNamed = window.namedReset;
-			if (slot.coarseTest && previousNamed !== undefined)
-				window.learnCoarse(slot.coarseTest, status, told, previousNamed);
-			window.learnLimit(told);
-			// What the server has left, less our own requests it will count after this one: a bound
-			// on the process's own count of what is left, which covers requests counted out of order.
-			const left = told.remaining - window.sentAfter(slot);
-			// A window taken from this answer alone: any own request still unanswered (of this window or
-			// an earlier one, sent before this one or after) may be counted in it after this answer.
-			const sure = told.remaining - window.unanswered();
-			const later = window.namesLaterWindow(told);
-			if (slot.probe && !overtaken) {
-				// Told one less than the limit: its probe opened the window, about now.
-				window.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
-				window.share.carry(window.stragglers());
-				adopt(window, told, sure, now);
-				window.share.started(window.remaining ?? 0);
-			} else if (later && window.remaining !== undefined && sure > window.remaining) {
-				// The server started a new window before the one we knew ended: take it as it is (told
-				// one less than the limit, this request opened it, as a probe would have).
-				window.roll();
-				window.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
-				window.share.carry(window.stragglers());
-				adopt(window, told, sure, now);
-			} else if (window.remaining !== undefined) {
-				window.remaining = Math.min(window.remaining, Math.max(0, left));
-				if (
-					told.remaining === 0 &&
-					told.resetAt !== undefined &&
-					told.resetAt > (window.namedReset ?? 0)
-				)
-					window.setReset(told, now);
-			}
-			if (status !== 429)
-				window.share.answered(told.remaining, slot.seq, now, slot.burst?.last ?? slot.seq);
-			window.toldLow = Math.min(window.toldLow ?? Infinity, told.remaining);
-		}
-	}
-	// An answer to a request of an earlier window: the server counted it in that window or, arriving
-	// after its end, in this one (its reset says which). The ended window's answers complete its measure.
-	if (headers !== undefined && !current && status !== 429 && told.remaining !== undefined) {
-		const counted = window.namesLaterThanEnded(told) ? 'here' : 'ended';
-		// Counted in this window after its answers so far: what it has left is lower than they said.
-		if (counted === 'here' && window.toldLow !== undefined && !window.namesLaterWindow(told))
-			window.toldLow = Math.min(window.toldLow, told.remaining);
-		window.share.stragglerAnswered(
-			told.remaining,
-			slot.seq,
-			counted,
-			slot.epoch === window.epoch - 1,
-			now,
-		);
-	}
-	if (slot.epoch === window.epoch - 1 && window.inFlightOf(slot.epoch) === 0)
-		window.share.closeNow();
+	observeAnswer(found.window, slot, headers, now, status);
 	// A 429 says the window is spent: markExhausted, which the caller calls next, records that and then
 	// looks at the queue. A slot granted here would go into the spent window whatever it records (the
 	// 429 to a request sent in an earlier window does not lower `remaining`). Without rate-limit headers
-	// the estimate (span.ts) still looks here: it comes out worse without it (docs/rate-limits.md).
-	if (status !== 429 || window.unpaced) found.pump();
+	// the span (span.ts) still looks here, before its 429 is learnt: that order paces the estimate better
+	// in the simulator's scenarios without headers.
+	if (status !== 429 || found.window.unpaced) found.pump();
 }
 
 /**
@@ -347,39 +243,11 @@ export function markExhausted(
 ): number {
 	const found = keyFor(key, now);
 	const window = found.window;
-	const told = readRateLimitHeaders(headers, now, slot?.sentAt ?? now);
-	// A request of an ended window refused with that window's reset: it says nothing of this one.
-	if (
-		slot !== undefined &&
-		slot.epoch < window.epoch &&
-		!window.unpaced &&
-		told.resetAt !== undefined &&
-		!window.namesLaterThanEnded(told)
-	) {
-		found.pump();
-		return window.remaining === 0 && window.resetAt !== undefined ? window.resetAt : now;
-	}
-	let until = window.exhaustedUntil(told) ?? fallback;
-	if (until <= now) until = fallback;
-	// A 429 of the window this process knows the end of (a whole-second reset it has learnt to read
-	// exactly) says the window is spent, not that it lasts longer: its Retry-After is rounded up.
-	const named = window.namedReset;
-	if (
-		window.resetAt !== undefined &&
-		window.resetAt > now &&
-		told.resetAt !== undefined &&
-		named !== undefined &&
-		Math.abs(told.resetAt - named) < 1000
-	)
-		until = Math.min(until, window.resetAt);
-	if (window.unpaced) window.span.learn(until);
-	window.remaining = 0;
-	if (until > (window.resetAt ?? 0)) {
-		window.resetAt = until;
-		// The wait no longer ends where a whole-second window would: not the moment to test it.
-		window.testDue = undefined;
-	}
+	const until = observeRefusal(window, headers, fallback, now, slot);
 	found.pump();
+	// A 429 that says nothing of this window: the request waits its turn like any other.
+	if (until === undefined)
+		return window.remaining === 0 && window.resetAt !== undefined ? window.resetAt : now;
 	return until;
 }
 

@@ -5,7 +5,10 @@
  * without headers) and answers with a slot, or with when to look again. It never waits itself.
  */
 import { MAX_SINGLE_WAIT_MS } from '../constants';
-import type { Slot, Window } from './window';
+import { WHOLE_SECOND_MS, type Slot, type Window } from './window';
+
+/** With no reset known to wait for, the policy looks again after this long. */
+const LOOK_AGAIN_MS = 1000;
 
 export type Decision =
 	/** The head may go now with this slot. */
@@ -41,7 +44,7 @@ export function decide(window: Window, now: number, waiting: number): Decision {
 				window.remaining = sure;
 				continue;
 			}
-			return waitUntil(window, window.resetAt ?? now + 1000, now);
+			return waitUntil(window, window.resetAt ?? now + LOOK_AGAIN_MS, now);
 		}
 		if (window.unpaced) return unpaced(window, now);
 		if (window.remaining === undefined) {
@@ -51,7 +54,7 @@ export function decide(window: Window, now: number, waiting: number): Decision {
 		}
 		return shared(window, now, waiting);
 	}
-	return { at: now + 1000 };
+	return { at: now + LOOK_AGAIN_MS };
 }
 
 /** A server without rate-limit headers: a budget per span, learnt from 429s (span.ts). */
@@ -79,7 +82,8 @@ function shared(window: Window, now: number, waiting: number): Decision {
 	if (!alone && window.resetAt !== undefined) {
 		const named = window.namedReset ?? window.resetAt;
 		const end =
-			(window.coarse ? named - 1000 : Math.min(window.resetAt, named)) - window.spreadMargin();
+			(window.coarse ? named - WHOLE_SECOND_MS : Math.min(window.resetAt, named)) -
+			window.spreadMargin();
 		// A gap past the window's end leaves the rest of it to the others (the pace is forgotten when
 		// the window ends: it says nothing of the next).
 		gap = (Math.max(0, end - now) * sharers) / Math.max(1, left);
@@ -105,5 +109,5 @@ function shared(window: Window, now: number, waiting: number): Decision {
 	// Our share is in flight: the next answer says more. With none in flight, the rest of this
 	// window is the others'.
 	if (inFlight > 0) return { at: window.resetAt };
-	return waitUntil(window, window.resetAt ?? now + 1000, now);
+	return waitUntil(window, window.resetAt ?? now + LOOK_AGAIN_MS, now);
 }

@@ -100,8 +100,6 @@ export class SlotQueue {
 export class Alarm {
 	private at: number | undefined;
 	private controller: AbortController | undefined;
-	/** Timers started, for tests: a bounded number per request. */
-	started = 0;
 
 	/** `ring(lateMs)`: how much later than asked the timer fired (the process was busy meanwhile). */
 	constructor(private readonly ring: (lateMs: number) => void) {}
@@ -112,7 +110,6 @@ export class Alarm {
 		const controller = new AbortController();
 		this.controller = controller;
 		this.at = at;
-		this.started++;
 		const delay = Math.max(0, at - now);
 		// n8n-workflow's sleep clears its timer when the signal aborts (n8n 1.x lets it run out, harmlessly).
 		sleepFor(delay, controller.signal).then(
@@ -130,10 +127,6 @@ export class Alarm {
 		this.controller?.abort();
 		this.controller = undefined;
 		this.at = undefined;
-	}
-
-	get pending(): boolean {
-		return this.at !== undefined;
 	}
 }
 

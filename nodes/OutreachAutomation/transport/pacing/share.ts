@@ -39,14 +39,14 @@ const MAX_SHARERS = 64;
  */
 const ONE_EACH_UP_TO = 4;
 /**
- * ... and only while those 429s stay within this share of the window's limit: on a small limit (20 a
- * window, 4 processes) one each cost 7.5% of requests; lots leave a slot unused now and then instead.
+ * ... and only while those 429s (up to one less than the sharers, every window) stay within this share
+ * of the window's limit; on a smaller limit lots leave a slot unused now and then instead.
  */
 const ONE_EACH_MAX_429_SHARE = 0.05;
 /**
- * Each process's `left` is its last answer's, and the others have sent since: a lot is won with a third
- * of the chance that figure gives, which leaves a few of the last slots unused rather than meet 429s
- * (16 processes on 40 a window: 1-3% 429s; with half the chance, 4-8%).
+ * Each process's `left` is its last answer's, and the others have sent since, all drawing at once: a lot
+ * is won with a third of the chance that figure gives, which leaves a few of the last slots unused rather
+ * than meet 429s.
  */
 const LOT_MARGIN = 3;
 /** How much more than the measured others a process leaves them room for. */
@@ -198,8 +198,7 @@ export class Share {
 		if (tally.answers < MIN_OWN_ANSWERS) {
 			// Too few own answers to measure; enough to raise the estimate (many others on the key leave
 			// each process one or two requests a window). One that shows no one else halves it: a high
-			// estimate allows one request a window, and one answer a window could never lower it (a
-			// queue-mode worker left alone sent one create a window for 16 s).
+			// estimate allows one request a window, and one answer a window could never lower it.
 			if (tally.answers > 0 && sharers > this.sharers)
 				this.sharers = Math.min(sharers, 2 * this.sharers, MAX_SHARERS);
 			else if (tally.answers > 0 && sharers < ALONE) this.sharers = Math.max(1, this.sharers / 2);
@@ -256,8 +255,7 @@ export class Share {
 		const others = this.tally.add(remaining, seq, this.limit, now, sentWith);
 		this.lot = undefined;
 		// Slow start grows only while the answers show no one else: processes started together would
-		// otherwise each grow to most of the window before the first 429 (two queue-mode workers with
-		// 300 creates each: 33-47 requests of one of them into a spent window).
+		// otherwise each grow to most of the window before the first 429 tells them of each other.
 		if (this.cautious && !others) this.cwnd++;
 	}
 

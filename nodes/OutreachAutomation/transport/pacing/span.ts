@@ -11,6 +11,8 @@ import { ASSUMED_RATE_LIMIT, ASSUMED_WINDOW_MS } from '../constants';
 
 /** However often growth failed, it is tried again after this many clean spans (the limit may rise). */
 const MAX_GROW_EVERY = 32;
+/** A span learnt from a 429 is never taken shorter than this (a Retry-After names whole seconds). */
+const MIN_SPAN_MS = 1000;
 
 export class Span {
 	budget = ASSUMED_RATE_LIMIT;
@@ -71,7 +73,7 @@ export class Span {
 			this.grown = false;
 			this.clean = 0;
 			if (this.passed > 0) this.budget = this.passed;
-			this.spanMs = Math.max(1000, until - this.start);
+			this.spanMs = Math.max(MIN_SPAN_MS, until - this.start);
 			this.open = false;
 			this.learnt = true;
 		}

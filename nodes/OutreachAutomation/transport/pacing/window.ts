@@ -39,8 +39,8 @@ export interface Slot {
 export type Rounding = 'unknown' | 'up' | 'down';
 export type Whole = 'unknown' | 'yes' | 'no';
 
-/** A whole-second reset rounded down may be up to this much later than named. */
-const WHOLE_SECOND_MS = 1000;
+/** A reset named in whole seconds may be up to this much earlier or later than the real one. */
+export const WHOLE_SECOND_MS = 1000;
 /** The rounding test goes this soon after the named second: only clock jitter, not a margin. */
 const TEST_OFFSET_MS = 10;
 /**
@@ -133,8 +133,6 @@ export class Window {
 	lastUsed = 0;
 	/** How long an answer takes (smoothed): how close to a window's end a request may still be sent. */
 	answerMs: number | undefined;
-	/** Requests given up on as hung (their slots counted as spent), for tests and the execution hint. */
-	hung = 0;
 
 	/** Whether nothing of this process is in flight (queued requests are the queue's to tell). */
 	get quiet(): boolean {
@@ -210,7 +208,6 @@ export class Window {
 			if (now - sent.sentAt < after) break;
 			this.forget(seq);
 			this.givenUp.set(seq, sent.epoch);
-			this.hung++;
 			if (this.probing === seq) this.probing = undefined;
 		}
 	}

@@ -10,11 +10,14 @@ import {
 	peekMechanics,
 	peekWindow,
 	resetRateLimitState,
+	systemClock,
+	useClock,
 	windowKey,
 } from '../../../../../nodes/OutreachAutomation/transport/pacing';
 import { heapWatch } from '../../../../engine/heap';
 import { runNode } from '../../../../engine/harness';
 import { startSandbox, type Sandbox } from '../../../../sandbox/server';
+import { countLooks, looksOf } from '../../../../sim/looks';
 
 const KEY = 'volume-secret-key-3b8e1f';
 const CREATE = {
@@ -44,11 +47,20 @@ describe('pacing at volume: one queue per key', () => {
 
 	it('10,000 Create Lead items in one execution at 1,000 per 1-s window: all created once, 0 429s, a bounded heap, O(1) work per request', async () => {
 		sandbox.config({ rateLimit: 1000, windowMs: 1000, resetFormat: 'epoch-ms' });
+		// What the mechanics spend, counted from outside: looks of the policy, and timers (the key's one
+		// timer is the pacing's only use of the clock's sleep in a run without 429s or failures).
+		countLooks();
+		let timers = 0;
+		useClock({
+			...systemClock,
+			sleep: async (ms, signal) => (timers++, systemClock.sleep(ms, signal)),
+		});
 		const heap = heapWatch();
 		const { items: output, error } = await runNode(credentials(), CREATE, items(10_000), {
 			continueOnFail: true,
-		});
+		}).finally(() => useClock());
 		const growth = heap.stop();
+		const mechanics = { looks: looksOf(peekWindow(key)), timers, ...peekMechanics(key)! };
 		expect(error).toBeUndefined();
 		expect(output).toHaveLength(10_000);
 		const failed = output.filter((item) => item.error);
@@ -66,7 +78,6 @@ describe('pacing at volume: one queue per key', () => {
 		// and the items in flight (at most ITEMS_IN_FLIGHT); the pacing keeps nothing per request.
 		console.log(`10,000 creates: heap grew at most ${(growth / MB).toFixed(1)} MB`);
 		expect(growth).toBeLessThan(100 * MB);
-		const mechanics = peekMechanics(key)!;
 		console.log(
 			`mechanics: ${mechanics.looks} looks, ${mechanics.timers} timers for 10,000 requests`,
 		);
@@ -171,6 +182,5 @@ describe('pacing at volume: one queue per key', () => {
 		// answer seen yet is 3 s, so the others go well before the hung one (8 s) is answered.
 		const late = log.slice(1).filter((entry) => entry.time - first >= 5000);
 		expect(late).toEqual([]);
-		expect(peekWindow(key)!.hung).toBe(1);
 	}, 30_000);
 });

@@ -1,0 +1,209 @@
+/**
+ * What one answer teaches a key's window: the server's figures (what is left, the reset, the limit), a
+ * window the server started before this process expected, a 429 that says someone else took the room, a
+ * server without rate-limit headers, and late answers to requests of an earlier window. The key's pump
+ * (index.ts) looks at its queue afterwards.
+ */
+import { readRateLimitHeaders, type HeaderBag, type RateLimitHeaders } from './headers';
+import { WHOLE_SECOND_MS, type Slot, type Window } from './window';
+
+type Told = RateLimitHeaders & { remaining: number };
+
+/**
+ * An answer (any status) or, with no `headers` and no `status`, a request that failed without one.
+ * `status` tells a proxy's error (which says nothing about the service's pacing) from an answer.
+ */
+export function observeAnswer(
+	window: Window,
+	slot: Slot,
+	headers: HeaderBag,
+	now: number,
+	status: number | undefined,
+): void {
+	// Only an answer tells how long answers take: a timeout or a dropped connection does not.
+	window.answered(slot, headers === undefined ? undefined : now);
+	const told = readRateLimitHeaders(headers, now, slot.sentAt);
+	const overtaken = overtakes(window, slot, told, status);
+	const current = slot.epoch === window.epoch || overtaken;
+	if (window.unpaced && status !== undefined && status !== 429) {
+		window.span.passed++;
+		if (!window.span.learnt) window.share.cwnd++;
+	}
+	if (status === 429 && current && !window.unpaced) countRefusal(window, slot);
+	if (headers !== undefined && current) {
+		if (told.remaining === undefined) noticeNoHeaders(window, slot, status, now);
+		else observeWindow(window, slot, told as Told, status, overtaken, now);
+	}
+	if (headers !== undefined && !current && status !== 429 && told.remaining !== undefined)
+		observeStraggler(window, slot, told as Told, now);
+	if (slot.epoch === window.epoch - 1 && window.inFlightOf(slot.epoch) === 0)
+		window.share.closeNow();
+}
+
+/**
+ * An answer to a request of an earlier window speaks of that window (often "0 left"), not of this one:
+ * unless it names a window after this one, with more left than this process counts on (the server
+ * rolled over before this process did).
+ */
+function overtakes(
+	window: Window,
+	slot: Slot,
+	told: RateLimitHeaders,
+	status: number | undefined,
+): boolean {
+	return (
+		slot.epoch !== window.epoch &&
+		status !== 429 &&
+		told.remaining !== undefined &&
+		window.remaining !== undefined &&
+		window.namesLaterWindow(told) &&
+		told.remaining - window.unanswered() > window.remaining
+	);
+}
+
+/** A 429 to a request of this window: a probe's or an overrun says others are on the key. */
+function countRefusal(window: Window, slot: Slot): void {
+	if (slot.probe && !slot.coarseTest) window.share.crowded();
+	else if (slot.last) window.share.spent(slot.seq);
+	else if ((window.remaining ?? 0) > 0) window.share.overrun(slot.seq);
+}
+
+/**
+ * Only an answer of the service itself (not a 429 or 5xx a proxy may have sent) to a probe says it
+ * sends no rate-limit headers; then requests are paced by an estimate (span.ts) until they return.
+ */
+function noticeNoHeaders(
+	window: Window,
+	slot: Slot,
+	status: number | undefined,
+	now: number,
+): void {
+	const answered = status === undefined || (status < 500 && status !== 429);
+	if (!slot.probe || !answered || window.unpaced) return;
+	window.unpaced = true;
+	window.span.openAt(now);
+	window.span.sent = 1;
+	window.span.passed = 1;
+}
+
+/** An answer of this window with the server's figures. */
+function observeWindow(
+	window: Window,
+	slot: Slot,
+	told: Told,
+	status: number | undefined,
+	overtaken: boolean,
+	now: number,
+): void {
+	window.unpaced = false;
+	const previousNamed = window.namedReset;
+	if (slot.coarseTest && previousNamed !== undefined)
+		window.learnCoarse(slot.coarseTest, status, told, previousNamed);
+	window.learnLimit(told);
+	// A window taken from this answer alone: any own request still unanswered (of this window or an
+	// earlier one, sent before this one or after) may be counted in it after this answer.
+	const sure = told.remaining - window.unanswered();
+	if (slot.probe && !overtaken) {
+		openWindow(window, told, status, sure, now);
+		window.share.started(window.remaining ?? 0);
+	} else if (
+		window.namesLaterWindow(told) &&
+		window.remaining !== undefined &&
+		sure > window.remaining
+	) {
+		// The server started a new window before the one we knew ended: take it as a probe would have.
+		window.roll();
+		openWindow(window, told, status, sure, now);
+	} else if (window.remaining !== undefined) {
+		// What the server has left, less own requests it will count after this one: a bound on the
+		// process's own count, which covers requests counted out of order.
+		const left = told.remaining - window.sentAfter(slot);
+		window.remaining = Math.min(window.remaining, Math.max(0, left));
+		if (
+			told.remaining === 0 &&
+			told.resetAt !== undefined &&
+			told.resetAt > (window.namedReset ?? 0)
+		)
+			window.setReset(told, now);
+	}
+	if (status !== 429)
+		window.share.answered(told.remaining, slot.seq, now, slot.burst?.last ?? slot.seq);
+	window.toldLow = Math.min(window.toldLow ?? Infinity, told.remaining);
+}
+
+/** Takes a window as the server tells it (told one less than the limit: this request opened it, about now). */
+function openWindow(
+	window: Window,
+	told: Told,
+	status: number | undefined,
+	sure: number,
+	now: number,
+): void {
+	window.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
+	window.share.carry(window.stragglers());
+	window.remaining = Math.max(0, sure);
+	window.toldLow = told.remaining;
+	window.setReset(told, now);
+}
+
+/**
+ * An answer to a request of an earlier window: the server counted it in that window or, arriving after
+ * its end, in this one (its reset says which). The ended window's answers complete its measure.
+ */
+function observeStraggler(window: Window, slot: Slot, told: Told, now: number): void {
+	const counted = window.namesLaterThanEnded(told) ? 'here' : 'ended';
+	// Counted in this window after its answers so far: what it has left is lower than they said.
+	if (counted === 'here' && window.toldLow !== undefined && !window.namesLaterWindow(told))
+		window.toldLow = Math.min(window.toldLow, told.remaining);
+	window.share.stragglerAnswered(
+		told.remaining,
+		slot.seq,
+		counted,
+		slot.epoch === window.epoch - 1,
+		now,
+	);
+}
+
+/**
+ * A 429: the window is spent until its Retry-After or reset (`fallback` when it names neither, or names
+ * a time already past). Returns that time; undefined when the 429 says nothing of this window (a request
+ * of an ended window refused with that window's reset).
+ */
+export function observeRefusal(
+	window: Window,
+	headers: HeaderBag,
+	fallback: number,
+	now: number,
+	slot: Slot | undefined,
+): number | undefined {
+	const told = readRateLimitHeaders(headers, now, slot?.sentAt ?? now);
+	if (
+		slot !== undefined &&
+		slot.epoch < window.epoch &&
+		!window.unpaced &&
+		told.resetAt !== undefined &&
+		!window.namesLaterThanEnded(told)
+	)
+		return undefined;
+	let until = window.exhaustedUntil(told) ?? fallback;
+	if (until <= now) until = fallback;
+	// A 429 of the window this process knows the end of (a whole-second reset it has learnt to read
+	// exactly) says the window is spent, not that it lasts longer: its Retry-After is rounded up.
+	const named = window.namedReset;
+	if (
+		window.resetAt !== undefined &&
+		window.resetAt > now &&
+		told.resetAt !== undefined &&
+		named !== undefined &&
+		Math.abs(told.resetAt - named) < WHOLE_SECOND_MS
+	)
+		until = Math.min(until, window.resetAt);
+	if (window.unpaced) window.span.learn(until);
+	window.remaining = 0;
+	if (until > (window.resetAt ?? 0)) {
+		window.resetAt = until;
+		// The wait no longer ends where a whole-second window would: not the moment to test it.
+		window.testDue = undefined;
+	}
+	return until;
+}
