@@ -21,7 +21,7 @@ import { WINDOW_IDLE_EXPIRY_MS } from '../constants';
 import { now as currentTime } from './clock';
 import type { HeaderBag } from './headers';
 import { observeAnswer, observeRefusal } from './observe';
-import { decide } from './policy';
+import { decide, type Decision } from './policy';
 import { Alarm, SlotQueue } from './queue';
 import { Window, type Slot } from './window';
 
@@ -61,27 +61,55 @@ class Key {
 	 * an answer's look may come before other answers already received are read.
 	 */
 	pump(expireHung = false): void {
-		if (expireHung) this.window.expireHung(currentTime());
+		const window = this.window;
+		if (expireHung) window.expireHung(currentTime());
 		// What this look sends goes at once: one burst.
-		this.window.endBurst();
+		window.endBurst();
 		for (;;) {
 			if (!this.queue.peek()) {
 				this.alarm.cancel();
 				return;
 			}
 			const now = currentTime();
-			const decision = decide(this.window, now, this.queue.size);
-			if (decision.slot) {
-				this.queue.serve(decision.slot);
+			if (window.resetAt !== undefined && now >= window.resetAt) window.roll();
+			const decision = decide(window, now, this.queue.size);
+			if ('change' in decision) {
+				window.remaining = decision.remaining;
+				continue;
+			}
+			const slot = grant(window, decision, now);
+			if (slot) {
+				this.queue.serve(slot);
 				continue;
 			}
 			// A request that never answers must not hold the others: look again when it counts as hung.
-			const hungAt = this.window.hungAt();
-			const at = decision.at === undefined ? hungAt : Math.min(decision.at, hungAt ?? Infinity);
+			const hungAt = window.hungAt();
+			const at =
+				'at' in decision && decision.at !== undefined
+					? Math.min(decision.at, hungAt ?? Infinity)
+					: hungAt;
 			if (at !== undefined) this.alarm.set(at, now);
 			return;
 		}
 	}
+}
+
+/** Carries out a grant of the policy: the slot the head goes with (undefined: it waits). */
+function grant(window: Window, decision: Decision, now: number): Slot | undefined {
+	if ('tooLongUntil' in decision)
+		return { probe: false, epoch: window.epoch, seq: 0, tooLongUntil: decision.tooLongUntil };
+	if (!('grant' in decision)) return undefined;
+	if (decision.grant === 'probe') return window.send(true, now);
+	if (decision.grant === 'span') {
+		if (decision.opens) window.span.openAt(now);
+		window.span.take();
+		return window.send(false, now);
+	}
+	if (decision.nextSendAt !== undefined) window.nextSendAt = decision.nextSendAt;
+	window.remaining! -= 1;
+	const slot = window.send(false, now);
+	if (decision.last) slot.last = true;
+	return slot;
 }
 
 const keys = new Map<string, Key>();
