@@ -249,8 +249,30 @@ suite(
 				expect(Date.parse(String(refused?.backoffUntil)) - Date.now()).toBeGreaterThan(20 * 60_000);
 			} catch (error) {
 				failed = true;
+				await explainFailure();
 				throw error;
 			}
 		}, 600_000);
+
+		// What the next reader needs when a wait times out: did the main trigger's polls reach the
+		// sandbox (and did their answers come back), and what does n8n's scheduler hold for it.
+		const explainFailure = async () => {
+			try {
+				const started = sandbox.requests()[0]?.time ?? Date.now();
+				const reads = listReads(leads[0]).slice(-12);
+				process.stdout.write(
+					`[durable] main trigger: ${listReads(leads[0]).length} list requests; the last ones (s since the sandbox started, status, page):\n` +
+						reads
+							.map(
+								(e) =>
+									`  ${((e.time - started) / 1000).toFixed(1)} s ${e.status ?? 'in flight'} page ${String(e.query.page ?? 1)}`,
+							)
+							.join('\n') +
+						`\n[durable] now ${((Date.now() - started) / 1000).toFixed(1)} s; main trigger's poller_state: ${JSON.stringify(await pollerState(runtime, options, MAIN_ID))}\n`,
+				);
+			} catch (problem) {
+				process.stdout.write(`[durable] could not explain the failure: ${String(problem)}\n`);
+			}
+		};
 	},
 );
