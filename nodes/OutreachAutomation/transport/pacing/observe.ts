@@ -26,7 +26,7 @@ export function observeAnswer(
 	const overtaken = overtakes(window, slot, told, status);
 	const current = slot.epoch === window.epoch || overtaken;
 	if (window.unpaced && status !== undefined && status !== 429) {
-		window.span.passed++;
+		window.span.pass();
 		if (!window.span.learnt) window.share.cwnd++;
 	}
 	if (status === 429 && current && !window.unpaced) countRefusal(window, slot);
@@ -187,6 +187,9 @@ export function observeRefusal(
 		return undefined;
 	let until = window.exhaustedUntil(told) ?? fallback;
 	if (until <= now) until = fallback;
+	// Without headers, a 429 naming no time is waited out by the key as a whole (span.ts).
+	if (window.unpaced && told.retryAt === undefined && told.resetAt === undefined)
+		until = window.span.guess(now);
 	// A 429 of the window this process knows the end of (a whole-second reset it has learnt to read
 	// exactly) says the window is spent, not that it lasts longer: its Retry-After is rounded up.
 	const named = window.namedReset;

@@ -69,7 +69,7 @@ function unpaced(window: Window, now: number): Decision {
 	// Until a 429 has taught the limit, grow as slow start does rather than burst the assumed one.
 	if (!span.learnt && window.inFlightNow() >= window.share.cwnd) return {};
 	const opens = now >= span.end();
-	if (opens || span.sent < span.budget) return { grant: 'span', opens };
+	if (opens || span.hasRoom()) return { grant: 'span', opens };
 	return waitUntil(span.start + span.spanMs, now);
 }
 

@@ -5,7 +5,9 @@
  * with the first request it counts, never at a nominal time: a span opened early drifts ahead of the
  * server's window and runs into it. After a clean full span the budget grows by a tenth, in case the
  * estimate was low; each growth a 429 proves wrong doubles the clean spans the next one waits for, so
- * a limit found stays found (a few 429s now and then, not every other span).
+ * a limit found stays found (a few 429s now and then, not every other span). A 429 that names no time
+ * at all is waited out by the key as a whole, the wait found by doubling, and one request tries the
+ * server before the rest of the budget follows.
  */
 import { ASSUMED_RATE_LIMIT, ASSUMED_WINDOW_MS } from '../constants';
 
@@ -13,6 +15,11 @@ import { ASSUMED_RATE_LIMIT, ASSUMED_WINDOW_MS } from '../constants';
 const MAX_GROW_EVERY = 32;
 /** A span learnt from a 429 is never taken shorter than this (a Retry-After names whole seconds). */
 const MIN_SPAN_MS = 1000;
+/**
+ * A wait for a 429 that names no time, once it proved long enough, is tried this much shorter next
+ * time: less than the doubling that finds it again, so it settles near the window's length.
+ */
+const GUESS_SHRINK = 0.75;
 
 export class Span {
 	budget = ASSUMED_RATE_LIMIT;
@@ -29,6 +36,10 @@ export class Span {
 	private clean = 0;
 	/** Whether the running span's budget was just grown (a 429 in it proves that growth wrong). */
 	private grown = false;
+	/** How long a 429 that names no time is waited out (doubled while such waits prove too short). */
+	private guessMs = MIN_SPAN_MS;
+	/** After such a wait the span's end is a guess: one request goes first, the rest once it passes. */
+	private unsure = false;
 
 	/** When the running span ends, or when the next may open (a span is closed after a 429). */
 	end(): number {
@@ -50,16 +61,41 @@ export class Span {
 		this.open = true;
 	}
 
-	/** Whether one more request fits in the running span (and counts it if so). */
-	take(): boolean {
-		if (this.sent >= this.budget) return false;
+	/** Whether one more request fits in the running span. */
+	hasRoom(): boolean {
+		return this.sent < (this.unsure ? 1 : this.budget);
+	}
+
+	/** A request of the running span is sent. */
+	take(): void {
 		this.sent++;
-		return true;
+	}
+
+	/** A request passed (answered, not 429). */
+	pass(): void {
+		this.passed++;
+		// The first after a guessed wait: long enough this time, so try a shorter one next time.
+		if (this.unsure && this.passed === 1)
+			this.guessMs = Math.max(MIN_SPAN_MS, Math.round(this.guessMs * GUESS_SHRINK));
+		this.unsure = false;
 	}
 
 	/** A request counted at `sentAt` was not sent after all: its place in the span is free again. */
 	refund(sentAt: number): void {
 		if (this.open && sentAt >= this.start && this.sent > 0) this.sent--;
+	}
+
+	/**
+	 * A 429 that names no time (no Retry-After): until when to wait, the same for every request of the
+	 * key. A span refused before anything in it passed shows the last wait was too short: the wait
+	 * doubles, up to the documented window, so the span's length is found in a few steps rather than
+	 * every request retrying on its own short backoff (each 429 then pushing the window's end further).
+	 */
+	guess(now: number): number {
+		if (this.open && this.passed === 0)
+			this.guessMs = Math.min(ASSUMED_WINDOW_MS, this.guessMs * 2);
+		this.unsure = true;
+		return now + this.guessMs;
 	}
 
 	/**

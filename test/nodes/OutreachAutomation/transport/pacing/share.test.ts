@@ -229,7 +229,10 @@ describe('a server without rate-limit headers', () => {
 	function cleanSpans(span: Span, spans: number, at: number): number {
 		for (let i = 0; i < spans; i++) {
 			span.openAt(at + i * 1000);
-			while (span.take()) span.passed++;
+			while (span.hasRoom()) {
+				span.take();
+				span.pass();
+			}
 		}
 		span.openAt(at + spans * 1000);
 		return span.budget;
@@ -250,5 +253,51 @@ describe('a server without rate-limit headers', () => {
 		expect(span.budget).toBe(20);
 		expect(cleanSpans(span, 1, T + 3000)).toBe(20);
 		expect(cleanSpans(span, 1, T + 5000)).toBe(22);
+	});
+
+	it('waits out a 429 that names no time as a key, doubling while the wait proves too short, and sends one request first after it', () => {
+		const span = new Span();
+		span.openAt(T);
+		for (let i = 0; i < 30; i++) {
+			span.take();
+			span.pass();
+		}
+		// 30 passed, then a 429 with no Retry-After: a first guess of a second, not the span's length.
+		let until = span.guess(T + 100);
+		span.learn(until);
+		expect(until).toBe(T + 1100);
+		expect(span.budget).toBe(30);
+		// The next span opens with one request only; it is refused too: the wait doubles, and again.
+		span.openAt(until);
+		expect(span.hasRoom()).toBe(true);
+		span.take();
+		expect(span.hasRoom()).toBe(false);
+		until = span.guess(T + 1110);
+		span.learn(until);
+		expect(until).toBe(T + 1110 + 2000);
+		span.openAt(until);
+		span.take();
+		until = span.guess(until + 10);
+		span.learn(until);
+		expect(until - (T + 3120)).toBe(4000);
+		// This time the first request passes: the span's budget is open again, and the wait is kept.
+		span.openAt(until);
+		span.take();
+		span.pass();
+		expect(span.hasRoom()).toBe(true);
+		for (let i = 1; i < 30; i++) span.take();
+		expect(span.hasRoom()).toBe(false);
+		// A wait that proved long enough is tried a quarter shorter next time (the window may be shorter).
+		expect(span.guess(until + 500) - (until + 500)).toBe(3000);
+		// Never longer than the documented window, however many refusals.
+		for (let i = 0; i < 10; i++) {
+			span.openAt(until);
+			span.take();
+			until = span.guess(until);
+			span.learn(until);
+		}
+		span.openAt(until);
+		span.take();
+		expect(span.guess(until) - until).toBe(60_000);
 	});
 });
