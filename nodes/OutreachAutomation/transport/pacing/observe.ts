@@ -103,9 +103,9 @@ function observeWindow(
 	// A window taken from this answer alone: any own request still unanswered (of this window or an
 	// earlier one, sent before this one or after) may be counted in it after this answer.
 	const sure = told.remaining - window.unanswered();
-	const opens = slot.probe && !overtaken;
-	if (opens) {
+	if (slot.probe && !overtaken) {
 		openWindow(window, told, status, sure, now);
+		window.share.started(window.remaining ?? 0);
 	} else if (
 		window.namesLaterWindow(told) &&
 		window.remaining !== undefined &&
@@ -128,7 +128,6 @@ function observeWindow(
 	}
 	if (status !== 429)
 		window.share.answered(told.remaining, slot.seq, now, slot.burst?.last ?? slot.seq);
-	if (opens) window.share.started(window.remaining ?? 0);
 	window.toldLow = Math.min(window.toldLow ?? Infinity, told.remaining);
 }
 

@@ -247,9 +247,7 @@ export class Share {
 
 	/** The probe of a window was answered: a cautious process starts with a part of what is left. */
 	started(left: number): void {
-		// Divided among the processes its answer already shows (probes sent together see each other).
-		if (this.cautious)
-			this.cwnd = Math.max(this.cwnd, Math.ceil((left * INITIAL_FRACTION) / this.current(0)));
+		if (this.cautious) this.cwnd = Math.max(this.cwnd, Math.ceil(left * INITIAL_FRACTION));
 	}
 
 	/** An answer to own request number `seq`, with the `remaining` it was told, of this window or the one that ended. */
