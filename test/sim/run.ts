@@ -8,6 +8,7 @@
  *   npm run simulate -- --seed 17             replays one scenario and prints its timeline
  *   npm run simulate -- --workers 1           on one process
  *   npm run simulate -- --buckets             the table by 1, 2-4, 8-16 and 32-64 processes
+ *   npm run simulate -- --compare a.json b.json   what changed between two --json runs (fixed, broken)
  *
  * Exits 1 when a scenario violates an invariant (the summary and the JSON say which).
  */
@@ -18,6 +19,7 @@ import path from 'node:path';
 
 import { scenarioOf, VOLUME_SEED } from './scenario';
 import { runScenario, type Measures, type ScenarioResult } from './simulate';
+import { compareRuns } from './compare';
 import { printTimeline, summaryTable } from './summary';
 
 // One execution's abort signal is listened to by each of its waits: hundreds, as in n8n.
@@ -87,6 +89,14 @@ async function main(): Promise<void> {
 	const worker = argument('worker');
 	if (worker !== undefined) {
 		await work(worker.split(',').filter(Boolean).map(Number));
+		return;
+	}
+	const compare = argument('compare');
+	if (compare !== undefined) {
+		const read = (file: string) =>
+			(JSON.parse(fs.readFileSync(file, 'utf8')) as { scenarios: ScenarioResult[] }).scenarios;
+		const after = process.argv[process.argv.indexOf('--compare') + 2];
+		console.log(compareRuns(read(compare), read(after)));
 		return;
 	}
 	const seed = argument('seed');

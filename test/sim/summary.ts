@@ -18,7 +18,7 @@ const pct = (v: number | undefined) => (v === undefined ? '-' : `${(100 * v).toF
 const times = (v: number | undefined) => (v === undefined ? '-' : `${v.toFixed(2)}x`);
 
 /** What a violation is about, for the table: its first words. */
-function violationKind(violation: string): string {
+export function violationKind(violation: string): string {
 	if (violation.startsWith('lost')) return 'lost';
 	if (violation.includes('carried out twice')) return 'duplicated';
 	if (violation.startsWith('avoidable')) return '429s';
@@ -30,7 +30,7 @@ function violationKind(violation: string): string {
 }
 
 /** Process counts as the table groups them: each its own, or (`bucketed`) 1, 2-4, 8-16 and 32-64. */
-function group(processes: number, bucketed: boolean): string {
+export function group(processes: number, bucketed: boolean): string {
 	if (!bucketed) return String(processes);
 	if (processes === 1) return '1';
 	if (processes <= 4) return '2-4';
