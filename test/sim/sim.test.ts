@@ -59,6 +59,19 @@ describe('the simulator', () => {
 		expect(result.requests).toBeLessThan(2 * result.items);
 	});
 
+	it.each([1720, 1460])(
+		'a process that joins a window others spent does not take their past for many sharers: seed %i (2 processes, 100 a minute) ends in the windows it needs',
+		async (seed) => {
+			// Until 2026-11-27 the fall a process found on joining (its first window, or a window it took
+			// for a new one when its reset was named too early) counted as others sharing the next: it
+			// kept 1/41 of a window, and these runs took 1.77x and 2.00x the floor (65% and 73% used).
+			const { result } = await runScenario(seed);
+			expect(scenarioOf(seed)).toMatchObject({ limit: 100, windowMs: 60_000 });
+			expect(result.violations).toEqual([]);
+			expect(result.wallMs).toBeLessThanOrEqual(1.05 * result.floorMs);
+		},
+	);
+
 	it('sees what it is meant to see: a service that lowers its limit costs 429s, excused in the window of the change', async () => {
 		const { result, service } = await runScenario(84);
 		expect(service.windows.some((w) => w.changed)).toBe(true);

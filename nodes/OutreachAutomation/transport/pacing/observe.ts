@@ -104,8 +104,13 @@ function observeWindow(
 	// earlier one, sent before this one or after) may be counted in it after this answer.
 	const sure = told.remaining - window.unanswered();
 	if (slot.probe && !overtaken) {
+		// What others spent of a window before this process joined it (its first window, or the one that
+		// seemed to have ended: a probe sent at a reset named too early is counted in it) is history.
+		const joined =
+			window.endedReset === undefined ||
+			(told.resetAt !== undefined && !window.namesLaterThanEnded(told));
 		openWindow(window, told, status, sure, now);
-		window.share.started(window.remaining ?? 0);
+		window.share.started(window.remaining ?? 0, joined);
 	} else if (
 		window.namesLaterWindow(told) &&
 		window.remaining !== undefined &&

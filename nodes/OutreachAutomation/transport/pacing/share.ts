@@ -82,6 +82,13 @@ class Tally {
 	carriedAll = false;
 	/** The limit as known at the window's first answer (a server may change it between windows). */
 	private limit = 0;
+	/**
+	 * This process joined the window after others had spent part of it: what they spent before says
+	 * how much is left, not how many will share the next window (they may have finished). Measured
+	 * at the window's end, the fall counts from this process's first answer; while the window lasts,
+	 * from the limit (processes started together find each other sooner).
+	 */
+	joined = false;
 
 	/** The newest own answer (by order of sending), when the first came, and when others last showed. */
 	private newest: { remaining: number; seq: number } | undefined;
@@ -130,11 +137,11 @@ class Tally {
 	 * known, from the highest `remaining`) down to the lowest, given `inFlight` own requests still
 	 * unanswered (some of them may be counted already). `sure`: 1 while the fall can be explained by
 	 * own requests alone (else the best guess, for a process still finding out); undefined until there
-	 * is a fall.
+	 * is a fall. `measuring`: for the next window, at this one's end (see `joined`).
 	 */
-	sharers(inFlight: number, sure = true, tolerated = 1): number | undefined {
+	sharers(inFlight: number, sure = true, tolerated = 1, measuring = false): number | undefined {
 		if (!this.highest || !this.lowest) return undefined;
-		const fromLimit = this.limit > this.highest.remaining;
+		const fromLimit = !(this.joined && measuring) && this.limit > this.highest.remaining;
 		const top = fromLimit ? this.limit : this.highest.remaining;
 		const all = top - this.lowest.remaining - this.carried;
 		if (all <= 0) return undefined;
@@ -193,7 +200,7 @@ export class Share {
 	}
 
 	private measure(tally: Tally): void {
-		const sharers = tally.sharers(0, true, 0);
+		const sharers = tally.sharers(0, true, 0, true);
 		if (sharers === undefined) return;
 		if (tally.answers < MIN_OWN_ANSWERS) {
 			// Too few own answers to measure; enough to raise the estimate (many others on the key leave
@@ -245,8 +252,12 @@ export class Share {
 		if (ofEndedWindow) this.closing?.add(remaining, seq, this.limit, now);
 	}
 
-	/** The probe of a window was answered: a cautious process starts with a part of what is left. */
-	started(left: number): void {
+	/**
+	 * The probe of a window was answered: a cautious process starts with a part of what is left.
+	 * `joined`: see Tally.joined.
+	 */
+	started(left: number, joined = false): void {
+		if (joined) this.tally.joined = true;
 		if (this.cautious) this.cwnd = Math.max(this.cwnd, Math.ceil(left * INITIAL_FRACTION));
 	}
 

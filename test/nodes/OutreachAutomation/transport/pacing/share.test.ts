@@ -45,6 +45,24 @@ describe('others on the key, from own answers', () => {
 		expect(share.cautious).toBe(true);
 	});
 
+	it('a window joined after someone spent most of it: others while it lasts; for the next, only what showed since', () => {
+		// Someone took 81 of 100 before this process's first window (or before a probe sent at a reset
+		// named too early): that says how much is left, not how many will share the next window.
+		const share = new Share();
+		share.limit = 100;
+		share.started(19, true);
+		answers(share, [
+			[19, 1],
+			[18, 2],
+			[15, 3],
+			[14, 4],
+		]);
+		expect(share.current()).toBeGreaterThan(10);
+		share.newWindow(0);
+		// 5 of the fall since its first answer, 3 of them its own.
+		expect(share.sharers).toBeCloseTo(5 / 3);
+	});
+
 	it('a 429 although the window seemed to have room: others, however few steps its answers showed', () => {
 		const share = settled();
 		answers(share, [
