@@ -72,6 +72,17 @@ describe('the simulator', () => {
 		},
 	);
 
+	it('two processes that split a window 97 to 3 do not keep that split: seed 1618 (2 processes on exact resets, 100 a minute) starves neither', async () => {
+		// Until 2026-11-27 each measured its part of the window's fall as (all / own): the first process
+		// 1.03, the second 33, and each kept its part: 18 requests in ten windows for the second. Now
+		// a process that saw anyone else counts at least two: from window 7 they split 50 to 50 (before
+		// that, the 1-3 requests of the second still hide in the first's count).
+		const { result } = await runScenario(1618);
+		expect(scenarioOf(1618)).toMatchObject({ kind: 'exact', limit: 100, windowMs: 60_000 });
+		expect(result.violations).toEqual([]);
+		expect(result).toMatchObject({ lost: 0, duplicated: 0 });
+	});
+
 	it('sees what it is meant to see: a service that lowers its limit costs 429s, excused in the window of the change', async () => {
 		const { result, service } = await runScenario(84);
 		expect(service.windows.some((w) => w.changed)).toBe(true);

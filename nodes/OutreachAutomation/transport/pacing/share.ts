@@ -211,8 +211,10 @@ export class Share {
 			else if (tally.answers > 0 && sharers < ALONE) this.sharers = Math.max(1, this.sharers / 2);
 			return;
 		}
-		// Bounded: a process that got little of a window must still get some of the next.
-		this.sharers = Math.min(sharers, MAX_SHARERS);
+		// Anyone else seen counts as one process like this one at least: the ratio alone holds any split
+		// it started with (a process that took 97 of 100 measures 1.03 and keeps 97; the one that got 3
+		// measures 33 and keeps 3). Bounded: a process that got little of a window must get some of the next.
+		this.sharers = Math.min(sharers < ALONE ? sharers : Math.max(2, sharers), MAX_SHARERS);
 		this.measured = this.sharers;
 		if (sharers < ALONE) this.cautious = false;
 		else if (!this.cautious) {

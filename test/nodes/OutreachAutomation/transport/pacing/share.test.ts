@@ -53,14 +53,28 @@ describe('others on the key, from own answers', () => {
 		share.started(19, true);
 		answers(share, [
 			[19, 1],
-			[18, 2],
-			[15, 3],
-			[14, 4],
+			[15, 2],
+			[11, 3],
+			[7, 4],
 		]);
-		expect(share.current()).toBeGreaterThan(10);
+		expect(share.current()).toBeGreaterThan(20);
 		share.newWindow(0);
-		// 5 of the fall since its first answer, 3 of them its own.
-		expect(share.sharers).toBeCloseTo(5 / 3);
+		// 12 of the fall since its first answer, 3 of them its own (from the limit: 93 of 100, 4 its own).
+		expect(share.sharers).toBeCloseTo(4);
+	});
+
+	it('a window that showed anyone else: at least two sharers for the next, however small their part', () => {
+		// The ratio alone would hold any split: 97 own of 100 measures 1.03 and keeps 97 a window, while
+		// the process that got 3 measures 33 and keeps 3.
+		const share = settled();
+		answers(
+			share,
+			Array.from({ length: 97 }, (_, i): [number, number] => [96 - i - (i >= 50 ? 2 : 0), 11 + i]),
+		);
+		share.newWindow(0);
+		expect(share.sharers).toBe(2);
+		expect(share.alone()).toBe(false);
+		expect(share.allowance(100, 0)).toBeLessThanOrEqual(50);
 	});
 
 	it('a 429 although the window seemed to have room: others, however few steps its answers showed', () => {
