@@ -6,7 +6,8 @@
  * says the server had none left).
  *
  * From that it keeps `sharers`: how many processes like itself the key's traffic amounts to
- * ((others + own) / own, measured over the last whole window, once all its requests were answered).
+ * ((others + own) / own, measured over the last whole window, once all its requests were answered; at
+ * least 2 once anyone else showed, and not counting what others spent before this process joined).
  * Each process then keeps at most remaining / (2 x sharers - 1) of its own requests in flight (each sees
  * the others' requests one answer late; with that margin, all together never send more than is left),
  * and as `remaining` falls they slow down together instead of overrunning the window at its end. A
