@@ -9,8 +9,12 @@
  *   npm run simulate -- --workers 1           on one process
  *   npm run simulate -- --buckets             the table by 1, 2-4, 8-16 and 32-64 processes
  *   npm run simulate -- --compare a.json b.json   what changed between two --json runs (fixed, broken)
+ *   npm run simulate -- --known known.json    the gate in `npm test`: fails on any violation the file
+ *                                             does not list, and on a listed one that no longer shows
+ *   npm run simulate -- --write-known known.json  writes that file from this run
  *
- * Exits 1 when a scenario violates an invariant (the summary and the JSON say which).
+ * Exits 1 when a scenario violates an invariant (the summary and the JSON say which); with --known, when
+ * the run does not match the file (known.ts).
  */
 import { fork } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
@@ -20,6 +24,7 @@ import path from 'node:path';
 import { scenarioOf, VOLUME_SEED } from './scenario';
 import { runScenario, type Measures, type ScenarioResult } from './simulate';
 import { compareRuns } from './compare';
+import { checkKnown, knownOf, type Known } from './known';
 import { printTimeline, summaryTable } from './summary';
 
 // One execution's abort signal is listened to by each of its waits: hundreds, as in n8n.
@@ -128,6 +133,22 @@ async function main(): Promise<void> {
 		console.log(`results: ${json}`);
 	}
 	process.exitCode = failing.length ? 1 : 0;
+	const results = done.map((d) => d.result);
+	const writeKnown = argument('write-known');
+	if (writeKnown) {
+		// One seed a line: a change to the list reads as the seeds it fixed or broke.
+		const lines = Object.entries(knownOf(results)).map(
+			([seed, kinds]) => `\t${JSON.stringify(seed)}: ${JSON.stringify(kinds).replace(/,/g, ', ')}`,
+		);
+		fs.writeFileSync(writeKnown, `{\n${lines.join(',\n')}\n}\n`);
+		console.log(`known violations: ${writeKnown}`);
+	}
+	const known = argument('known');
+	if (known) {
+		const check = checkKnown(results, JSON.parse(fs.readFileSync(known, 'utf8')) as Known);
+		console.log(check.report);
+		process.exitCode = check.ok ? 0 : 1;
+	}
 }
 
 main().catch((error) => {
