@@ -72,6 +72,17 @@ describe('the simulator', () => {
 		},
 	);
 
+	it.each([865, 1013])(
+		'processes that finished since the last window do not hold the others to their share: seed %i uses the limit',
+		async (seed) => {
+			// Until 2026-11-27 a window was paced by the last window's sharers for all of its length, or more:
+			// two processes left of four spread their work over a minute as if four were still sending (seed
+			// 865: 65% of the limit used, twice the floor; seed 1013, 8 processes on 100 per 10 s: 74%).
+			const { result } = await runScenario(seed);
+			expect(result.violations).toEqual([]);
+		},
+	);
+
 	it('two processes that split a window 97 to 3 do not keep that split: seed 1618 (2 processes on exact resets, 100 a minute) starves neither', async () => {
 		// Until 2026-11-27 each measured its part of the window's fall as (all / own): the first process
 		// 1.03, the second 33, and each kept its part: 18 requests in ten windows for the second. Now

@@ -24,6 +24,11 @@ import { now as currentTime, random } from './clock';
 
 /** A measurement from fewer own answers than this says too little to change the estimate. */
 const MIN_OWN_ANSWERS = 2;
+/**
+ * From this many own answers in a window on, the window's own estimate replaces the last window's: with
+ * fewer, the fall between them is mostly others' requests counted in bursts, and says little.
+ */
+const SETTLED_ANSWERS = 4;
 /** Below this, alone: the sure estimate is 1 whenever its own requests explain the fall. */
 const ALONE = 1.01;
 /** Slow start: at least this many own requests in flight while cautious. */
@@ -300,10 +305,18 @@ export class Share {
 		this.cwnd = Math.max(INITIAL_CWND, Math.floor(this.cwnd / 2));
 	}
 
-	/** The sharers to pace by now: the last window's, or more if this one already shows more. */
+	/**
+	 * The sharers to pace by now: the last window's, or more if this one already shows more; once this
+	 * window has SETTLED_ANSWERS own answers, what it shows.
+	 */
 	current(inFlight = 0): number {
 		// With nothing in flight the sure figure is exact; while finding out, the best guess.
 		const live = this.tally.sharers(inFlight, !this.cautious || inFlight === 0) ?? 1;
+		// Once this window has shown enough, it speaks for itself: others that finished (or slowed) since
+		// the last window no longer hold this process to their share. Anyone seen then still counts as
+		// one process like this one at least (as in `measure`).
+		if (this.tally.answers >= SETTLED_ANSWERS)
+			return Math.min(MAX_SHARERS, Math.max(live, Math.min(this.sharers, 2)));
 		return Math.min(MAX_SHARERS, Math.max(this.sharers, live));
 	}
 

@@ -203,6 +203,26 @@ describe('an estimate that must not stick', () => {
 		expect(share.sharers).toBe(6);
 	});
 
+	it('others that finished since the last window: once this window has shown a few answers, it paces by what they show', () => {
+		const share = settled();
+		// A window shared by four: one own request in every four counted.
+		answers(
+			share,
+			Array.from({ length: 10 }, (_, i): [number, number] => [96 - 4 * i, 11 + i]),
+		);
+		share.newWindow(0);
+		expect(share.sharers).toBeCloseTo(4);
+		// In the next, one other is left: every other request counted is its own.
+		answers(share, [
+			[98, 21],
+			[96, 22],
+			[94, 23],
+		]);
+		expect(share.current()).toBeCloseTo(4);
+		answers(share, [[92, 24]], T + 3);
+		expect(share.current()).toBeCloseTo(2);
+	});
+
 	it('slow start grows by the answers that show no one else, not by those that show others', () => {
 		const share = new Share();
 		share.limit = 100;
