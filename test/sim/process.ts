@@ -68,7 +68,7 @@ export function startProcess(
 		getNode: () => NODE,
 		continueOnFail: () => true,
 		getExecutionCancelSignal: () => cancel.signal,
-		getCredentials: async () => ({ baseUrl: baseUrlOf(index), apiKey: API_KEY }),
+		getCredentials: async () => ({ baseUrl: baseUrlOf(plan.host ?? index), apiKey: API_KEY }),
 		getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) => {
 			if (name in fixed) return fixed[name];
 			if (name === 'firstName') return itemName(index, itemIndex);
@@ -95,7 +95,9 @@ export function startProcess(
 						: { ok: true };
 				}
 				result.endedAt = clock.now();
-				result.looks = looksOf(peekWindow(windowKey(normalizeBaseUrl(baseUrlOf(index)), API_KEY)));
+				result.looks = looksOf(
+					peekWindow(windowKey(normalizeBaseUrl(baseUrlOf(plan.host ?? index)), API_KEY)),
+				);
 			},
 			(error: Error) => {
 				result.crashed = error.message;

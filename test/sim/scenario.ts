@@ -25,6 +25,11 @@ export interface ProcessPlan {
 	startMs: number;
 	/** Lead Create (not safe to repeat) or Lead Get (safe to repeat: 5xx and lost answers are retried). */
 	operation: 'create' | 'get';
+	/**
+	 * The n8n process it runs in, by index: executions of one process share its pacing state (a queue-mode
+	 * worker runs several at once). Default: a process of its own.
+	 */
+	host?: number;
 }
 
 export interface Scenario {
@@ -49,6 +54,12 @@ export interface Scenario {
 	limitChanges: Array<{ at: number; limit: number }>;
 	foreign?: { perWindow: number };
 	processes: ProcessPlan[];
+	/**
+	 * Times an n8n process is too busy to run anything (starting an execution, garbage collection, a
+	 * loaded machine): what it sends then leaves when the stall ends, and answers wait to be read until
+	 * then. `host` as in ProcessPlan; `at` from the scenario's start.
+	 */
+	stalls?: Array<{ host: number; at: number; ms: number }>;
 	/** The virtual clock's start (epoch ms): its phase within a second varies. */
 	startAt: number;
 }
@@ -153,7 +164,29 @@ export function scenarioOf(seed: number): Scenario {
 			operation: kind === 'faults' && rng.chance(0.5) ? 'get' : 'create',
 		});
 	}
+	// Drawn last, so that the scenarios without stalls stay what they were before stalls were simulated.
+	if (seed !== VOLUME_SEED && rng.chance(STALL_CHANCE)) scenario.stalls = stallsOf(scenario, rng);
 	return scenario;
+}
+
+/**
+ * A busy n8n process stops for a while now and then (an execution starting, garbage collection, a loaded
+ * machine): most likely at the start, when executions start together, so within the first windows.
+ */
+const STALL_CHANCE = 0.15;
+const STALLS_PER_PROCESS = [1, 3] as const;
+const STALL_MS = [100, 1000] as const;
+const STALLS_WITHIN_WINDOWS = 3;
+
+function stallsOf(scenario: Scenario, rng: Random): NonNullable<Scenario['stalls']> {
+	const within = Math.min(floorMs(scenario), STALLS_WITHIN_WINDOWS * scenario.windowMs);
+	return scenario.processes.flatMap((_, host) =>
+		Array.from({ length: rng.int(...STALLS_PER_PROCESS) }, () => ({
+			host,
+			at: Math.floor(rng.next() * within),
+			ms: Math.floor(STALL_MS[0] + rng.next() * (STALL_MS[1] - STALL_MS[0])),
+		})),
+	);
 }
 
 /** The time the limit allows for all requests: the last needed window's opening plus one answer. */

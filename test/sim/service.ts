@@ -180,7 +180,7 @@ export class Service {
 		const timeout = Number(options.timeout ?? 300_000);
 		this.note(process, item, () => 'send');
 		return await new Promise<IN8nHttpFullResponse>((resolve, reject) => {
-			this.clock.at(this.clock.now() + up, () => {
+			this.clock.at(this.freeAt(process, this.clock.now()) + up, () => {
 				const outcome = this.arrive(process, item);
 				const deliver = () =>
 					'answer' in outcome
@@ -196,9 +196,27 @@ export class Service {
 					});
 					return;
 				}
-				this.clock.at(this.clock.now() + down, deliver);
+				this.clock.at(this.freeAt(process, this.clock.now() + down), deliver);
 			});
 		});
+	}
+
+	/** When `process` can next run something at `t`: the end of a stall of its host, else `t`. */
+	private freeAt(process: number, t: number): number {
+		const host = this.scenario.processes[process].host ?? process;
+		let free = t;
+		// Stalls may overlap: one that ends inside another lasts until that one ends.
+		for (let moved = true; moved; ) {
+			moved = false;
+			for (const stall of this.scenario.stalls ?? []) {
+				const from = this.scenario.startAt + stall.at;
+				if (stall.host === host && free >= from && free < from + stall.ms) {
+					free = from + stall.ms;
+					moved = true;
+				}
+			}
+		}
+		return free;
 	}
 
 	private slowness(): number {

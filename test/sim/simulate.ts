@@ -141,12 +141,21 @@ function check(
 		if (starved) violations.push(starved);
 	}
 
+	// Executions of one process (`host`) share its key: its looks are theirs together.
+	const hosts = new Map<number, { looks: number; sent: number }>();
 	results.forEach((r, p) => {
-		const sent = service.requests[p];
+		const host = scenario.processes[p].host ?? p;
+		const seen = hosts.get(host) ?? { looks: 0, sent: 0 };
+		hosts.set(host, {
+			looks: Math.max(seen.looks, r.looks),
+			sent: seen.sent + service.requests[p],
+		});
+	});
+	hosts.forEach(({ looks, sent }, p) => {
 		if (!sent) return;
-		measures.looksPerRequest = Math.max(measures.looksPerRequest, r.looks / sent);
-		if (r.looks > MAX_LOOKS_PER_REQUEST * sent + MAX_LOOKS_PER_REQUEST)
-			violations.push(`process ${p}: ${r.looks} looks of the policy for ${sent} requests`);
+		measures.looksPerRequest = Math.max(measures.looksPerRequest, looks / sent);
+		if (looks > MAX_LOOKS_PER_REQUEST * sent + MAX_LOOKS_PER_REQUEST)
+			violations.push(`process ${p}: ${looks} looks of the policy for ${sent} requests`);
 	});
 
 	const result: ScenarioResult = {
@@ -167,6 +176,16 @@ function check(
 	return { result, measures };
 }
 
+/** Whether `host` (undefined: any) stalled between `from` and `to` (epoch ms). */
+function stalled(scenario: Scenario, host: number | undefined, from: number, to: number): boolean {
+	return (scenario.stalls ?? []).some(
+		(stall) =>
+			(host === undefined || stall.host === host) &&
+			scenario.startAt + stall.at < to &&
+			scenario.startAt + stall.at + stall.ms > from,
+	);
+}
+
 /**
  * The share of the limit used, over the windows that began before the last (the last is the run's end),
  * a gap between windows counting as unused time. Undefined under two windows.
@@ -182,6 +201,8 @@ function usedShare(scenario: Scenario, service: Service): number | undefined {
 	let capacity = 0;
 	for (let i = 0; i < lastOurs; i++) {
 		const w = windows[i];
+		// A stalled process cannot use its share: such a window says nothing of the pacing.
+		if (stalled(scenario, undefined, w.start, windows[i + 1].start)) continue;
 		used += w.foreign + w.accepted.reduce((a, b) => a + b, 0);
 		capacity += (w.limit * (windows[i + 1].start - w.start)) / scenario.windowMs;
 	}
@@ -212,6 +233,7 @@ function starvation(
 		const fair = (free / active.length) * MIN_SHARE_OF_EQUAL;
 		for (const { p, r } of active) {
 			if (started(p) > from || (r.endedAt ?? Infinity) < to) continue;
+			if (stalled(scenario, scenario.processes[p].host ?? p, from, to)) continue;
 			let got = 0;
 			for (let k = i; k < i + STARVATION_WINDOWS; k++) got += windows[k].accepted[p];
 			if (got < fair)
