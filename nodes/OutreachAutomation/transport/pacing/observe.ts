@@ -61,11 +61,15 @@ function overtakes(
 	);
 }
 
-/** A 429 to a request of this window: a probe's or an overrun says others are on the key. */
+/**
+ * A 429 to a request of this window: a probe's or an overrun says others are on the key. Any other
+ * (one of the last, or sent while this process counted room for it) says the server had none left:
+ * someone else took what this process's own count had left.
+ */
 function countRefusal(window: Window, slot: Slot): void {
 	if (slot.probe && !slot.coarseTest) window.share.crowded();
-	else if (slot.last) window.share.spent(slot.seq);
-	else if ((window.remaining ?? 0) > 0) window.share.overrun(slot.seq);
+	else if ((window.remaining ?? 0) > 0 && !slot.last) window.share.overrun(slot.seq);
+	else window.share.spent(slot.seq);
 }
 
 /**

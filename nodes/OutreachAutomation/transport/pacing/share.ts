@@ -132,7 +132,7 @@ class Tally {
 		return others;
 	}
 
-	/** A 429 to own request `seq` although the window seemed to have room: the server had none left. */
+	/** A 429 to own request `seq`: the server had none left when it counted it. */
 	spent(seq: number): void {
 		if (!this.lowest || this.lowest.remaining > 0) this.lowest = { remaining: 0, seq };
 		this.highest ??= this.lowest;
@@ -222,7 +222,9 @@ export class Share {
 		// measures 33 and keeps 3). Bounded: a process that got little of a window must get some of the next.
 		this.sharers = Math.min(sharers < ALONE ? sharers : Math.max(2, sharers), MAX_SHARERS);
 		this.measured = this.sharers;
-		if (sharers < ALONE) this.cautious = false;
+		// Alone only if the window showed no one else at all: one joined after others spent most of it
+		// measures alone from its first answer on, and those others may still be there.
+		if (sharers < ALONE && (tally.sharers(0, true, 0) ?? 1) < ALONE) this.cautious = false;
 		else if (!this.cautious) {
 			this.cautious = true;
 			this.cwnd = INITIAL_CWND;

@@ -137,6 +137,40 @@ describe('one key on a virtual clock', () => {
 		expect(await grantedNow(key, 3)).toHaveLength(3);
 	});
 
+	it('429s to requests its own count had room for: others took them, so the next window is not spent at once', async () => {
+		const key = 'taken';
+		const resetAt = START + 2_000;
+		const told = (remaining: number) => ({
+			'x-ratelimit-limit': '100',
+			...headers(remaining, resetAt),
+		});
+		const probe = (await acquireSlot(key))!;
+		releaseSlot(key, probe, told(99), clock.now(), 200);
+		// Its answers explain every step by its own requests, until someone else takes the last six.
+		const slots: Slot[] = [];
+		while (slots.length < 99) {
+			const granted = await grantedNow(key, 99 - slots.length);
+			slots.push(...granted);
+			for (const slot of granted) {
+				const remaining = 99 - slot.seq + 1;
+				if (remaining >= 6) releaseSlot(key, slot, told(remaining), clock.now(), 200);
+			}
+			if (!granted.length) break;
+		}
+		expect(slots).toHaveLength(99);
+		for (const slot of slots.slice(93)) {
+			releaseSlot(key, slot, told(0), clock.now(), 429);
+			markExhausted(key, told(0), resetAt, clock.now(), slot);
+		}
+		// The next window: what its probe is told is not all this process's to spend at once.
+		await advanceTo(resetAt + 100);
+		const [next] = await grantedNow(key, 1);
+		expect(next.probe).toBe(true);
+		releaseSlot(key, next, told(99), clock.now(), 200);
+		expect(peekWindow(key)!.share.alone()).toBe(false);
+		expect((await grantedNow(key, 99)).length).toBeLessThanOrEqual(50);
+	});
+
 	it('on a service whose answers take 4 s, a probe is not given up as hung at 3 s: no second probe into its window', async () => {
 		const key = 'slow';
 		const probe = (await acquireSlot(key))!;

@@ -63,6 +63,26 @@ describe('others on the key, from own answers', () => {
 		expect(share.sharers).toBeCloseTo(4);
 	});
 
+	it('a window joined after others spent most of it never shows this process alone: slow start goes on', () => {
+		// Its first answer says 5 of 100 are left, and its own five requests take the rest: measured from
+		// that answer it was alone, but someone else spent 95. Until 2026-11-27 it took that for being
+		// alone and spent its whole next window at once, as did the one that had spent the 95.
+		const share = new Share();
+		share.limit = 100;
+		share.started(5, true);
+		answers(share, [
+			[4, 1],
+			[3, 2],
+			[2, 3],
+			[1, 4],
+			[0, 5],
+		]);
+		share.newWindow(0);
+		expect(share.sharers).toBe(1);
+		expect(share.cautious).toBe(true);
+		expect(share.allowance(99, 0)).toBeLessThan(99);
+	});
+
 	it('a window that showed anyone else: at least two sharers for the next, however small their part', () => {
 		// The ratio alone would hold any split: 97 own of 100 measures 1.03 and keeps 97 a window, while
 		// the process that got 3 measures 33 and keeps 3.
