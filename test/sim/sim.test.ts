@@ -9,6 +9,41 @@ import { scenarioOf, KINDS, type Scenario } from './scenario';
 /** Seeds that hold every invariant today, one or two per kind (each a few hundred requests at most). */
 const PASSING = [12, 13, 3, 15, 5, 39, 84, 74, 75, 43, 44];
 
+/**
+ * The queue-mode test's shape: two n8n processes (hosts) of three executions of 100 creates each, one key
+ * of 100 requests per 2 s with resets in whole seconds rounded up, each process stalled while its
+ * executions start. `starts` per execution (the first three on host 0), `phase` the clock's ms.
+ */
+function queueShape(
+	seed: number,
+	starts: number[],
+	stalls: NonNullable<Scenario['stalls']>,
+	phase: number,
+): Scenario {
+	return {
+		seed,
+		kind: 'whole-second-up',
+		limit: 100,
+		windowMs: 2_000,
+		aligned: false,
+		reset: 'epoch-s',
+		rounding: 'up',
+		limitHeader: true,
+		retryAfter: 'seconds',
+		skewMs: 0,
+		latency: { min: 20, jitter: 4 },
+		limitChanges: [],
+		processes: starts.map((startMs, i) => ({
+			items: 100,
+			startMs,
+			operation: 'create' as const,
+			host: i < 3 ? 0 : 1,
+		})),
+		stalls,
+		startAt: Date.parse('2026-12-01T09:00:00.000Z') + phase,
+	};
+}
+
 describe('the simulator', () => {
 	it('covers every kind of service with the seeds below', () => {
 		expect(new Set(PASSING.map((seed) => scenarioOf(seed).kind))).toEqual(new Set(KINDS));
@@ -101,36 +136,41 @@ describe('the simulator', () => {
 		// had alone (worker 1 counted from its first answer; worker 0 ignored 429s its own count had room
 		// for), and both spent the second at once: 99 429s there, 103 of 703 requests (14.7%). Now 5 of
 		// 605. The stalls, starts and latency are one draw of many tried (docs/rate-limits.md).
-		const starts = [8, 107, 296, 721, 462, 230];
-		const scenario: Scenario = {
-			seed: 9_052,
-			kind: 'whole-second-up',
-			limit: 100,
-			windowMs: 2_000,
-			aligned: false,
-			reset: 'epoch-s',
-			rounding: 'up',
-			limitHeader: true,
-			retryAfter: 'seconds',
-			skewMs: 0,
-			latency: { min: 20, jitter: 4 },
-			limitChanges: [],
-			processes: starts.map((startMs, i) => ({
-				items: 100,
-				startMs,
-				operation: 'create' as const,
-				host: i < 3 ? 0 : 1,
-			})),
-			stalls: [
+		const scenario = queueShape(
+			9_052,
+			[8, 107, 296, 721, 462, 230],
+			[
 				{ host: 0, at: 107, ms: 760 },
 				{ host: 0, at: 296, ms: 779 },
 				{ host: 1, at: 462, ms: 277 },
 				{ host: 1, at: 230, ms: 388 },
 			],
-			startAt: Date.parse('2026-12-01T09:00:00.000Z') + 437,
-		};
+			437,
+		);
 		const { result } = await runScenario(scenario.seed, { scenario });
 		expect(result).toMatchObject({ requests: expect.any(Number), lost: 0, duplicated: 0 });
+		expect(result.rateLimitedAll / result.requests).toBeLessThanOrEqual(0.05);
+	});
+
+	it('queue mode: a worker stalled for over a second does not spend the window on figures it read late', async () => {
+		// Worker 0 stalls 1.1 s while its executions start, with the answers to its first requests unread;
+		// worker 1 takes the window meanwhile. Until 2026-11-27 worker 0 then granted on those old figures
+		// what worker 1 had taken: 44 of 644 requests answered 429 (6.8%). Now an answer that took over four
+		// times the usual answer time (and 250 ms) lets one request go, and more only after its answer: 26
+		// of 626 (4.2%).
+		const scenario = queueShape(
+			9_036,
+			[4, 89, 269, 752, 494, 255],
+			[
+				{ host: 0, at: 89, ms: 1130 },
+				{ host: 0, at: 269, ms: 1169 },
+				{ host: 1, at: 494, ms: 398 },
+				{ host: 1, at: 255, ms: 560 },
+			],
+			749,
+		);
+		const { result } = await runScenario(scenario.seed, { scenario });
+		expect(result).toMatchObject({ lost: 0, duplicated: 0 });
 		expect(result.rateLimitedAll / result.requests).toBeLessThanOrEqual(0.05);
 	});
 

@@ -20,6 +20,7 @@ export function observeAnswer(
 	now: number,
 	status: number | undefined,
 ): void {
+	noticeStale(window, slot, headers, now);
 	// Only an answer tells how long answers take: a timeout or a dropped connection does not.
 	window.answered(slot, headers === undefined ? undefined : now);
 	const told = readRateLimitHeaders(headers, now, slot.sentAt);
@@ -38,6 +39,24 @@ export function observeAnswer(
 		observeStraggler(window, slot, told as Told, now);
 	if (slot.epoch === window.epoch - 1 && window.inFlightOf(slot.epoch) === 0)
 		window.share.closeNow();
+}
+
+/**
+ * An answer that took far longer than answers take tells of the window as it was then: unless this
+ * process is sure it is alone on the key, it sends one request and waits for that one's answer before
+ * any more (a stalled process would otherwise spend, on its old figures, what others took meanwhile).
+ * Read before this answer's time is counted in the usual answer time.
+ */
+function noticeStale(window: Window, slot: Slot, headers: HeaderBag, now: number): void {
+	if (window.refreshFrom !== undefined) {
+		if (slot.seq > window.refreshFrom) window.refreshFrom = undefined;
+		return;
+	}
+	// An answer of an ended window speaks of that window only.
+	const current = slot.epoch === window.epoch;
+	const shared = window.share.cautious || !window.share.alone();
+	if (headers !== undefined && current && shared && window.stale(slot, now))
+		window.refreshFrom = window.lastSeq();
 }
 
 /**

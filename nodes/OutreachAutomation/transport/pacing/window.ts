@@ -66,6 +66,13 @@ const HUNG_MAX_MS = 3000;
 const HUNG_LOOK_STEP_MS = 250;
 
 /**
+ * An answer that took this many times the usual answer time, and at least STALE_MIN_MS, tells of the
+ * window as it was long ago (this process stalled, or the network did): others may have spent it since.
+ */
+const STALE_ANSWERS = 4;
+const STALE_MIN_MS = 250;
+
+/**
  * A reset named later than the known one by more than this is another window's: one named as a fixed
  * instant reads the same in every answer of its window (rounding aside); other forms read up to a
  * second apart (see RateLimitHeaders.resetFixed).
@@ -133,10 +140,26 @@ export class Window {
 	lastUsed = 0;
 	/** How long an answer takes (smoothed): how close to a window's end a request may still be sent. */
 	answerMs: number | undefined;
+	/**
+	 * Set, to the last request sent then, when an answer came too late to tell what is left now (see
+	 * STALE_ANSWERS): one more request goes, and the next after its answer.
+	 */
+	refreshFrom: number | undefined;
 
 	/** Whether nothing of this process is in flight (queued requests are the queue's to tell). */
 	get quiet(): boolean {
 		return this.inFlight.size === 0 && this.probing === undefined;
+	}
+
+	/** The sequence number of the last request sent. */
+	lastSeq(): number {
+		return this.seq;
+	}
+
+	/** Whether `slot`'s answer, come now, took far longer than answers take (see STALE_ANSWERS). */
+	stale(slot: Slot, now: number): boolean {
+		if (this.answerMs === undefined || slot.sentAt === undefined) return false;
+		return now - slot.sentAt > Math.max(STALE_MIN_MS, STALE_ANSWERS * this.answerMs);
 	}
 
 	/** Own requests of the current window still unanswered. */
@@ -207,6 +230,7 @@ export class Window {
 		for (const [seq, sent] of this.inFlight) {
 			if (now - sent.sentAt < after) break;
 			this.forget(seq);
+			if (this.refreshFrom !== undefined && seq > this.refreshFrom) this.refreshFrom = undefined;
 			this.givenUp.set(seq, sent.epoch);
 			if (this.probing === seq) this.probing = undefined;
 		}
@@ -232,6 +256,7 @@ export class Window {
 		this.toldLow = undefined;
 		this.resetAt = undefined;
 		this.nextSendAt = 0;
+		this.refreshFrom = undefined;
 		this.epoch++;
 	}
 
