@@ -230,13 +230,15 @@ export class Window {
 		for (const [seq, sent] of this.inFlight) {
 			if (now - sent.sentAt < after) break;
 			this.forget(seq);
-			if (this.refreshFrom !== undefined && seq > this.refreshFrom) this.refreshFrom = undefined;
 			this.givenUp.set(seq, sent.epoch);
 			if (this.probing === seq) this.probing = undefined;
 		}
 	}
 
 	private forget(seq: number): void {
+		// However a request sent after a late answer ends (answered, given back unsent, given up as hung),
+		// the others need not wait for it any more.
+		if (this.refreshFrom !== undefined && seq > this.refreshFrom) this.refreshFrom = undefined;
 		this.givenUp.delete(seq);
 		const sent = this.inFlight.get(seq);
 		if (!sent) return;
