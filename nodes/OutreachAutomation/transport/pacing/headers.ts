@@ -17,10 +17,7 @@ export function header(headers: HeaderBag, name: string): string | undefined {
 	return undefined;
 }
 
-/**
- * `X-RateLimit-Reset` in any of the forms servers use: epoch seconds, epoch milliseconds,
- * seconds to wait, or an HTTP date. Returns the reset instant in epoch milliseconds.
- */
+/** `X-RateLimit-Reset` as epoch seconds or ms, seconds to wait, or an HTTP date: epoch ms. */
 export function parseResetHeader(value: string | undefined, now: number): number | undefined {
 	if (value === undefined || value === '') return undefined;
 	if (/^\d+(\.\d+)?$/.test(value)) {
@@ -47,16 +44,11 @@ export interface RateLimitHeaders {
 	limit?: number;
 	/** The reset as named (never padded): see `resetCoarse`. */
 	resetAt?: number;
-	/**
-	 * Whether the reset was named in whole seconds (integer epoch seconds, seconds to wait, an HTTP
-	 * date): the server may have rounded the real instant up or down, which the pacer finds out once.
-	 */
+	/** Named in whole seconds (integer epoch seconds, seconds to wait, an HTTP date): maybe rounded. */
 	resetCoarse?: boolean;
 	/**
-	 * Whether the reset was named as an exact instant (epoch milliseconds or fractional epoch seconds)
-	 * on a clock in step with ours: every answer of one window then reads the same. Whole seconds,
-	 * seconds to wait (counted from when each answer arrived) and a skewed clock (read from `Date` in
-	 * whole seconds) read up to a second apart.
+	 * Named as an exact instant on a clock in step with ours: every answer of a window reads the same
+	 * (other forms, and a skewed clock read from `Date`, read up to a second apart).
 	 */
 	resetFixed?: boolean;
 	retryAt?: number;
@@ -77,11 +69,8 @@ const ABSURD_REMAINING = 1_000_000;
 const DATE_RESOLUTION_MS = 1000;
 
 /**
- * How far the server's clock is ahead of ours, from its `Date` header (0 when unknown or close):
- * absolute reset times are shifted by it, so a server a few seconds off still makes us wait. The
- * server stamped it between `sentAt` (when the request went) and `now` (when its answer is read):
- * only an offset outside that span is skew. An answer read late (a busy process) is not a clock
- * behind ours.
+ * How far the server's clock is ahead of ours, from its `Date` (0 when unknown or close): it stamped
+ * that between `sentAt` and `now`, so only an offset outside that span (and the header's second) is skew.
  */
 export function serverClockOffset(headers: HeaderBag, now: number, sentAt = now): number {
 	const date = Date.parse(header(headers, 'date') ?? '');

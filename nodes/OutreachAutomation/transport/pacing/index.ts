@@ -1,19 +1,13 @@
 /**
- * Rate-limit pacing, shared by every request of this process that uses the same credential.
+ * Rate-limit pacing, shared by every request of this process on one credential. A process knows its
+ * own requests and what each answer says (`X-RateLimit-Remaining`, the reset, or nothing); it cannot
+ * see other processes on the key and shares no memory with them.
  *
- * What a process knows: its own requests (sent, in flight, answered) and what each answer says:
- * `X-RateLimit-Remaining` and the reset (or nothing at all). It cannot see other processes on the key
- * (queue-mode workers, other n8n instances, the user's own scripts) and shares no memory with them.
- *
- * What it infers: from the fall of `remaining` beyond its own requests, how many processes like itself
- * the key's traffic amounts to, and it keeps only its share of what is left in flight (share.ts); from a
- * server without headers, the limit and window its 429s reveal (span.ts); from one probe at the named
- * second, whether a whole-second reset is rounded up or down (window.ts). After every reset one probe
- * goes first and the others wait for what it is told, so a fresh window is never overrun by a burst.
- *
- * How requests wait: in one queue per key (queue.ts), in order; the policy (policy.ts) is asked for the
- * head only, whenever an answer comes, a request arrives at an empty queue or the key's one timer rings,
- * so thousands of waiting requests cost nothing while they wait.
+ * Each answer is read once (observe.ts) into what the window knows (window.ts): others on the key
+ * (share.ts), a headerless server's limit (span.ts), how a whole-second reset is rounded. Requests
+ * wait in one queue per key (queue.ts); whenever an answer comes, a request finds the queue empty or
+ * the key's one timer rings, the pump asks the policy (policy.ts) about the head only and carries out
+ * its decision. After every reset one probe goes first and the others wait for what it is told.
  */
 import { createHash } from 'crypto';
 
@@ -37,10 +31,7 @@ export { pause } from './queue';
 export { now, random, systemClock, useClock, type Clock } from './clock';
 export type { Slot } from './window';
 
-/**
- * A timer that fires this much later than asked says the process was busy: answers may be waiting to
- * be read, so requests are not given up on as hung at that look (the next one, a moment later, may).
- */
+/** A timer this late says the process was busy: answers may wait to be read, so none is hung yet. */
 const STALLED_MS = 100;
 
 /** One key: what this process knows of its window, its queue of requests, and its one timer. */
@@ -48,7 +39,7 @@ class Key {
 	readonly window = new Window();
 	readonly queue = new SlotQueue();
 	readonly alarm = new Alarm((lateMs) => this.pump(lateMs < STALLED_MS));
-	/** Answers the service carried out or refused on their merits (not 429, not 5xx): the key moves. */
+	/** Answers the service gave on their merits (not 429, not 5xx): the key moves. */
 	progress = 0;
 
 	get idle(): boolean {
@@ -56,9 +47,8 @@ class Key {
 	}
 
 	/**
-	 * Grants slots to the head of the queue while the policy allows, then sets the one timer for
-	 * the next look (or none: an answer will come). Only a timer on time gives up on hung requests:
-	 * an answer's look may come before other answers already received are read.
+	 * Grants slots to the head while the policy allows, then sets the timer for the next look (or
+	 * none: an answer will come). Only a timer on time gives up on hung requests.
 	 */
 	pump(expireHung = false): void {
 		const window = this.window;
@@ -82,7 +72,7 @@ class Key {
 				this.queue.serve(slot);
 				continue;
 			}
-			// A request that never answers must not hold the others: look again when it counts as hung.
+			// Look again when the oldest in flight counts as hung, if that is sooner.
 			const hungAt = window.hungAt();
 			const at =
 				'at' in decision && decision.at !== undefined
@@ -119,10 +109,7 @@ let lastSweep = 0;
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/**
- * One server, one spelling: scheme and host lower-cased, default ports dropped, every loopback name
- * the same host. The path is kept (two services may share a host).
- */
+/** One server, one spelling: scheme and host lower-cased, default ports dropped, loopback one name. */
 export function normalizeOrigin(baseUrl: string): string {
 	const match = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/i.exec(baseUrl.trim());
 	if (!match) return baseUrl;
@@ -134,14 +121,14 @@ export function normalizeOrigin(baseUrl: string): string {
 	return `${scheme}://${host}${match[3].replace(/\/+$/, '')}`;
 }
 
-/** Windows are keyed by a hash of origin and key: the key itself is never kept in memory here. */
+/** Windows are keyed by a hash of origin and key: the key itself is never kept here. */
 export function windowKey(baseUrl: string, apiKey: string): string {
 	return createHash('sha256')
 		.update(`${normalizeOrigin(baseUrl)}\u0000${apiKey}`)
 		.digest('hex');
 }
 
-/** Forgets windows nobody used for a while, so many keys over a long-lived n8n do not pile up. */
+/** Forgets windows nobody used for a while: keys of a long-lived n8n do not pile up. */
 function sweep(now: number) {
 	if (now - lastSweep < SWEEP_EVERY_MS) return;
 	lastSweep = now;
@@ -173,10 +160,7 @@ export function peekMechanics(key: string): { listeners: number; queued: number 
 	return { listeners: found.queue.listeners(), queued: found.queue.size };
 }
 
-/**
- * What sets the pace of a key, in a user's words: its limit (and others sharing it), or a server that
- * sends no rate-limit headers.
- */
+/** What sets the pace of a key, in a user's words. */
 export function describePace(name: string): string {
 	const window = keys.get(name)?.window;
 	if (!window) return "the API key's limit";
@@ -201,8 +185,8 @@ export function rememberedWindows(): number {
 }
 
 /**
- * Waits for this request's turn in the key's queue and a slot the window allows; undefined once
- * `signal` aborts. A slot with `tooLongUntil` says the wait would be longer than we may wait.
+ * Waits for this request's turn and a slot the window allows; undefined once `signal` aborts. A slot
+ * with `tooLongUntil` says the wait would be longer than we may wait.
  */
 export async function acquireSlot(name: string, signal?: AbortSignal): Promise<Slot | undefined> {
 	if (signal?.aborted) return undefined;
@@ -210,15 +194,12 @@ export async function acquireSlot(name: string, signal?: AbortSignal): Promise<S
 	return await new Promise<Slot | undefined>((resolve) => {
 		const first = key.queue.size === 0;
 		key.queue.push({ resolve, signal });
-		// Behind others the head's turn comes first: the look it waits for will serve this one too.
+		// Behind others, the look the head waits for serves this one too.
 		if (first) key.pump();
 	});
 }
 
-/**
- * Feeds a response's headers (any status, or none after a network error) back into the window.
- * `status` tells a proxy's error (which says nothing about the service's pacing) from an answer.
- */
+/** Feeds an answer's headers (any status, or none after a network error) back into the window. */
 export function releaseSlot(
 	key: string,
 	slot: Slot,
@@ -229,18 +210,12 @@ export function releaseSlot(
 	const found = keyFor(key, now);
 	if (status !== undefined && status !== 429 && status < 500) found.progress++;
 	observeAnswer(found.window, slot, headers, now, status);
-	// A 429 says the window is spent: markExhausted, which the caller calls next, records that and then
-	// looks at the queue. A slot granted here would go into the spent window whatever it records (the
-	// 429 to a request sent in an earlier window does not lower `remaining`). Without rate-limit headers
-	// the span (span.ts) still looks here, before its 429 is learnt: that order paces the estimate better
-	// in the simulator's scenarios without headers.
+	// After a 429 the caller's markExhausted records the spent window first, then looks. (A headerless
+	// span looks here, before the 429 is learnt: its estimate paces better that way.)
 	if (status !== 429 || found.window.unpaced) found.pump();
 }
 
-/**
- * How many of this key's requests the service has answered on their merits so far (in this process):
- * while it grows, 429s are the key's pace, not a service that has stopped serving it.
- */
+/** Answers on their merits so far: while they grow, 429s are the key's pace, not a refusal. */
 export function keyProgress(name: string): number {
 	return keys.get(name)?.progress ?? 0;
 }
@@ -257,11 +232,7 @@ export function cancelSlot(key: string, slot: Slot): void {
 	found.pump();
 }
 
-/**
- * A 429: the window is spent until its Retry-After or reset (`fallback` when it names neither, or
- * names a time already past); every request of this key waits for it. Returns that time.
- * `slot`: the request refused (when it went: see serverClockOffset; which window it was sent in).
- */
+/** A 429 (to `slot`): every request of this key waits until the time returned (see observeRefusal). */
 export function markExhausted(
 	key: string,
 	headers: HeaderBag,

@@ -1,18 +1,14 @@
 /**
- * What one answer teaches a key's window: the server's figures (what is left, the reset, the limit), a
- * window the server started before this process expected, a 429 that says someone else took the room, a
- * server without rate-limit headers, and late answers to requests of an earlier window. The key's pump
- * (index.ts) looks at its queue afterwards.
+ * What one answer teaches a key's window: the server's figures, a window the server started early, a
+ * 429 that says someone else took the room, a server without headers, a late answer of an earlier
+ * window. The only writer of what answers tell; the key's pump (index.ts) looks at its queue after.
  */
 import { readRateLimitHeaders, type HeaderBag, type RateLimitHeaders } from './headers';
 import { WHOLE_SECOND_MS, type Slot, type Window } from './window';
 
 type Told = RateLimitHeaders & { remaining: number };
 
-/**
- * An answer (any status) or, with no `headers` and no `status`, a request that failed without one.
- * `status` tells a proxy's error (which says nothing about the service's pacing) from an answer.
- */
+/** An answer (any status) or, with neither `headers` nor `status`, a request that got none. */
 export function observeAnswer(
 	window: Window,
 	slot: Slot,
@@ -21,7 +17,7 @@ export function observeAnswer(
 	status: number | undefined,
 ): void {
 	noticeStale(window, slot, headers, now);
-	// Only an answer tells how long answers take: a timeout or a dropped connection does not.
+	// A timeout or a dropped connection says nothing of how long answers take.
 	window.answered(slot, headers === undefined ? undefined : now);
 	const told = readRateLimitHeaders(headers, now, slot.sentAt);
 	const overtaken = overtakes(window, slot, told, status);
@@ -42,10 +38,9 @@ export function observeAnswer(
 }
 
 /**
- * An answer that took far longer than answers take tells of the window as it was then: unless this
- * process is sure it is alone on the key, it sends one request and waits for that one's answer before
- * any more (a stalled process would otherwise spend, on its old figures, what others took meanwhile).
- * Read before this answer's time is counted in the usual answer time.
+ * An answer that took far longer than answers take tells of the window as it was: unless surely alone,
+ * one request goes and the next only after its answer (else a stalled process spends, on old figures,
+ * what others took meanwhile). Read before this answer counts in the usual answer time.
  */
 function noticeStale(window: Window, slot: Slot, headers: HeaderBag, now: number): void {
 	if (window.refreshFrom !== undefined) {
@@ -60,9 +55,8 @@ function noticeStale(window: Window, slot: Slot, headers: HeaderBag, now: number
 }
 
 /**
- * An answer to a request of an earlier window speaks of that window (often "0 left"), not of this one:
- * unless it names a window after this one, with more left than this process counts on (the server
- * rolled over before this process did).
+ * An answer of an earlier window speaks of that window, unless it names a window after this one with
+ * more left than this process counts on (the server rolled over first).
  */
 function overtakes(
 	window: Window,
@@ -81,9 +75,8 @@ function overtakes(
 }
 
 /**
- * A 429 to a request of this window: a probe's or an overrun says others are on the key. Any other
- * (one of the last, or sent while this process counted room for it) says the server had none left:
- * someone else took what this process's own count had left.
+ * A 429 of this window: to a probe, or an overrun (sent with room counted, not one of the last), says
+ * others are on the key; any other, that the server had none left.
  */
 function countRefusal(window: Window, slot: Slot): void {
 	if (slot.probe && !slot.coarseTest) window.share.crowded();
@@ -92,8 +85,8 @@ function countRefusal(window: Window, slot: Slot): void {
 }
 
 /**
- * Only an answer of the service itself (not a 429 or 5xx a proxy may have sent) to a probe says it
- * sends no rate-limit headers; then requests are paced by an estimate (span.ts) until they return.
+ * Only the service's own answer to a probe (not a 429 or 5xx a proxy may send) says it sends no
+ * rate-limit headers; requests are then paced by span.ts until they return.
  */
 function noticeNoHeaders(
 	window: Window,
@@ -123,12 +116,10 @@ function observeWindow(
 	if (slot.coarseTest && previousNamed !== undefined)
 		window.learnCoarse(slot.coarseTest, status, told, previousNamed);
 	window.learnLimit(told);
-	// A window taken from this answer alone: any own request still unanswered (of this window or an
-	// earlier one, sent before this one or after) may be counted in it after this answer.
+	// Any own request unanswered may be counted after this answer.
 	const sure = told.remaining - window.unanswered();
 	if (slot.probe && !overtaken) {
-		// What others spent of a window before this process joined it (its first window, or the one that
-		// seemed to have ended: a probe sent at a reset named too early is counted in it) is history.
+		// Joined a window others opened (the first, or the one that seemed to have ended).
 		const joined =
 			window.endedReset === undefined ||
 			(told.resetAt !== undefined && !window.namesLaterThanEnded(told));
@@ -143,8 +134,7 @@ function observeWindow(
 		window.roll();
 		openWindow(window, told, status, sure, now);
 	} else if (window.remaining !== undefined) {
-		// What the server has left, less own requests it will count after this one: a bound on the
-		// process's own count, which covers requests counted out of order.
+		// What the server has left less own requests it counts after this one bounds the own count.
 		const left = told.remaining - window.sentAfter(slot);
 		window.remaining = Math.min(window.remaining, Math.max(0, left));
 		if (
@@ -159,7 +149,7 @@ function observeWindow(
 	window.toldLow = Math.min(window.toldLow ?? Infinity, told.remaining);
 }
 
-/** Takes a window as the server tells it (told one less than the limit: this request opened it, about now). */
+/** Takes a window as told (one less than the limit: this request opened it, about now). */
 function openWindow(
 	window: Window,
 	told: Told,
@@ -174,13 +164,10 @@ function openWindow(
 	window.setReset(told, now);
 }
 
-/**
- * An answer to a request of an earlier window: the server counted it in that window or, arriving after
- * its end, in this one (its reset says which). The ended window's answers complete its measure.
- */
+/** An answer of an earlier window, counted in it or, arriving after its end, in this one. */
 function observeStraggler(window: Window, slot: Slot, told: Told, now: number): void {
 	const counted = window.namesLaterThanEnded(told) ? 'here' : 'ended';
-	// Counted in this window after its answers so far: what it has left is lower than they said.
+	// Counted here after this window's answers so far: less is left than they said.
 	if (counted === 'here' && window.toldLow !== undefined && !window.namesLaterWindow(told))
 		window.toldLow = Math.min(window.toldLow, told.remaining);
 	window.share.stragglerAnswered(
@@ -193,9 +180,8 @@ function observeStraggler(window: Window, slot: Slot, told: Told, now: number): 
 }
 
 /**
- * A 429: the window is spent until its Retry-After or reset (`fallback` when it names neither, or names
- * a time already past). Returns that time; undefined when the 429 says nothing of this window (a request
- * of an ended window refused with that window's reset).
+ * A 429: the window is spent until its Retry-After or reset (`fallback` when it names neither or a time
+ * past). Returns that time; undefined when it speaks of an ended window only.
  */
 export function observeRefusal(
 	window: Window,
@@ -218,8 +204,7 @@ export function observeRefusal(
 	// Without headers, a 429 naming no time is waited out by the key as a whole (span.ts).
 	if (window.unpaced && told.retryAt === undefined && told.resetAt === undefined)
 		until = window.span.guess(now);
-	// A 429 of the window this process knows the end of (a whole-second reset it has learnt to read
-	// exactly) says the window is spent, not that it lasts longer: its Retry-After is rounded up.
+	// A 429 of a window whose end is known exactly says it is spent, not longer (Retry-After rounds up).
 	const named = window.namedReset;
 	if (
 		window.resetAt !== undefined &&
@@ -233,7 +218,7 @@ export function observeRefusal(
 	window.remaining = 0;
 	if (until > (window.resetAt ?? 0)) {
 		window.resetAt = until;
-		// The wait no longer ends where a whole-second window would: not the moment to test it.
+		// No longer the moment to test a whole-second reading.
 		window.testDue = undefined;
 	}
 	return until;

@@ -1,9 +1,6 @@
 /**
- * When the request at the head of a key's queue may go: the pacing's policy, asked by the queue's
- * pump (index.ts) whenever something changed. It reads what the window knows (window.ts: the
- * server's figures, own requests in flight; share.ts: others on the key; span.ts: a server without
- * headers) and answers with what to do: grant, change what the window knows, or look again when. The
- * pump carries it out. It never waits itself.
+ * When the head of a key's queue may go: read from what the window knows, the policy answers with
+ * what to do (grant, take a sure figure, look again when); the pump (index.ts) carries it out.
  */
 import { MAX_SINGLE_WAIT_MS } from '../constants';
 import { WHOLE_SECOND_MS, type Window } from './window';
@@ -12,7 +9,7 @@ import { WHOLE_SECOND_MS, type Window } from './window';
 const LOOK_AGAIN_MS = 1000;
 
 export type Decision =
-	/** The head may go now: as the window's probe, as one of a span's budget, as one of the window's room. */
+	/** The head may go: as the window's probe, as one of a span's budget, as one of the window's room. */
 	| { grant: 'probe' }
 	| { grant: 'span'; opens: boolean }
 	| {
@@ -26,10 +23,7 @@ export type Decision =
 	| { change: 'resume'; remaining: number }
 	/** The reset is further away than we may wait: the head fails, saying until when. */
 	| { tooLongUntil: number }
-	/**
-	 * Look again at the next answer, or at `at` if that comes first (undefined: only an answer can
-	 * change anything; a request is in flight then).
-	 */
+	/** Look again at the next answer, or at `at` if that comes first. */
 	| { at?: number };
 
 /** A reset further away than we may wait fails the head at once. */
@@ -39,16 +33,13 @@ function waitUntil(until: number, now: number): Decision {
 }
 
 /**
- * What to do about the head of the queue, read from what the window knows; it changes nothing itself
- * (the one thing it keeps is a process's lot for the last requests of a shared window, drawn once per
- * own answer: share.ts). `waiting`: requests of this process queued for the key (the head included):
- * with those in flight, what it still has to send. The window's reset, when passed, has been rolled over.
+ * What to do about the head of the queue; it changes nothing (but the lot a shared window's last
+ * requests go by, drawn once per own answer). `waiting`: own requests queued, the head included.
  */
 export function decide(window: Window, now: number, waiting: number): Decision {
 	if (window.remaining !== undefined && window.remaining <= 0) {
-		// Counting own requests in flight against answers that arrived out of order can reach 0 early:
-		// with none of this window's in flight, the server's lowest figure less what may still be
-		// counted after it (own requests of earlier windows, or given up on) is sure.
+		// Answers out of order can take the own count to 0 early: with none of this window in flight,
+		// the server's lowest figure less what may still be counted after it is sure.
 		if (window.inFlightNow() > 0 && (window.toldLow ?? 0) > 0) return { at: window.resetAt };
 		const sure = (window.toldLow ?? 0) - window.unanswered();
 		if (sure > 0 && window.share.alone()) return { change: 'resume', remaining: sure };
@@ -60,10 +51,7 @@ export function decide(window: Window, now: number, waiting: number): Decision {
 	return shared(window, now, waiting);
 }
 
-/**
- * A server without rate-limit headers: a budget per span, learnt from 429s (span.ts). A span opens with
- * the request that starts it, as a server's window opens with the first request it counts.
- */
+/** A server without rate-limit headers: a budget per span, learnt from 429s (span.ts). */
 function unpaced(window: Window, now: number): Decision {
 	const span = window.span;
 	// Until a 429 has taught the limit, grow as slow start does rather than burst the assumed one.
@@ -81,20 +69,16 @@ function shared(window: Window, now: number, waiting: number): Decision {
 	const left = window.remaining! + inFlight;
 	let sharers = window.share.current(inFlight);
 	let alone = window.share.alone(inFlight);
-	// With others on the key, its share is spread over what is left of the window (sent in one
-	// burst, every process's would land on a window already spent by the others'), one request
-	// every `gap`: to the window's earliest possible end (a reset named in whole seconds may be up
-	// to a second after it).
+	// Shared, a share is spread to the window's earliest possible end, one request every `gap` (in
+	// one burst, every process's would land on a window the others already spent).
 	let gap = 0;
 	if (!alone && window.resetAt !== undefined) {
 		const named = window.namedReset ?? window.resetAt;
 		const end =
 			(window.coarse ? named - WHOLE_SECOND_MS : Math.min(window.resetAt, named)) -
 			window.spreadMargin();
-		// A gap past the window's end leaves the rest of it to the others (the pace is forgotten when
-		// the window ends: it says nothing of the next).
 		gap = (Math.max(0, end - now) * sharers) / Math.max(1, left);
-		// Others silent for over a second and several of those gaps have finished: the rest is ours.
+		// Others quiet for a while have finished: the rest is ours.
 		if (window.share.othersQuiet(now, gap)) {
 			alone = true;
 			sharers = 1;
@@ -109,8 +93,7 @@ function shared(window: Window, now: number, waiting: number): Decision {
 		if (now < window.nextSendAt) return { at: Math.min(window.nextSendAt, window.resetAt) };
 		return { grant: 'share', last, nextSendAt: now + gap };
 	}
-	// Our share is in flight: the next answer says more. With none in flight, the rest of this
-	// window is the others'.
+	// Our share is in flight: the next answer says more. With none, the rest is the others'.
 	if (inFlight > 0) return { at: window.resetAt };
 	return waitUntil(window.resetAt ?? now + LOOK_AGAIN_MS, now);
 }

@@ -1,10 +1,7 @@
 /**
- * The mechanics of waiting for a slot, apart from what decides when a slot may be had (policy.ts):
- * requests of one key wait in one first-in-first-out queue; the key's pump (index.ts) grants slots
- * to the head only, as many as the policy allows, whenever an answer comes, a waiter arrives at an
- * empty queue, or the key's one timer rings. Each grant and each arrival costs O(1); a cancelled
- * execution's waiters leave at once through one abort listener per execution; nothing is kept for a
- * request once it has its slot.
+ * The mechanics of waiting: one first-in-first-out queue per key and its one timer. Each arrival and
+ * grant costs O(1); a cancelled execution's waiters leave at once through one abort listener per
+ * execution; nothing is kept of a request once it has its slot.
  */
 import { now as currentTime, sleepFor } from './clock';
 
@@ -15,7 +12,7 @@ export interface Waiter {
 	signal: AbortSignal | undefined;
 }
 
-/** Emptied places at the front (each holds nothing) are dropped in one go once there are this many. */
+/** Emptied places at the front are dropped in one go once there are this many. */
 const COMPACT_AFTER = 1024;
 
 /** One execution's signal: its waiters in this queue, and the one listener that removes them on Stop. */
@@ -25,7 +22,7 @@ interface Registration {
 }
 
 export class SlotQueue {
-	/** Waiting in order from `head`; a place before it is emptied at once, so nothing served is kept. */
+	/** Waiting in order from `head`; a place is emptied when served, so nothing served is kept. */
 	private items: Array<Waiter | undefined> = [];
 	private head = 0;
 	/** Waiters still queued (not served, not cancelled). */
@@ -93,15 +90,12 @@ export class SlotQueue {
 	}
 }
 
-/**
- * A key's one timer: set to the earliest time the policy wants another look. A later time does not
- * replace an earlier one still to come (that look will set the next); an earlier one cancels it.
- */
+/** A key's one timer, at the earliest look wanted: a later time does not replace an earlier one. */
 export class Alarm {
 	private at: number | undefined;
 	private controller: AbortController | undefined;
 
-	/** `ring(lateMs)`: how much later than asked the timer fired (the process was busy meanwhile). */
+	/** `ring(lateMs)`: how much later than asked the timer fired. */
 	constructor(private readonly ring: (lateMs: number) => void) {}
 
 	set(at: number, now: number): void {
@@ -130,10 +124,7 @@ export class Alarm {
 	}
 }
 
-/**
- * `sleep` that ends at once when `signal` aborts, never a negative time, and leaves neither its
- * listener nor (on n8n 2.x) its timer behind.
- */
+/** `sleep` that ends at once when `signal` aborts and leaves neither listener nor timer behind. */
 export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
 	if (signal?.aborted) return;
 	const timer = new AbortController();

@@ -1,119 +1,90 @@
 /**
- * How much of one key's window this process may take when others draw on the same key: it cannot see
- * them, only the `remaining` of its own answers. Every request counted by the server lowers `remaining`
- * by one, so from the window's limit down to the lowest `remaining` this process was told in it, every
- * step not taken by one of its own answered requests was taken by someone else (a 429 it did not expect
- * says the server had none left).
+ * How much of a key's window this process may take when others draw on the same key. It sees only the
+ * `remaining` of its own answers: every step of its fall not taken by an own request was someone
+ * else's, and a 429 it did not expect says the server had none left.
  *
- * From that it keeps `sharers`: how many processes like itself the key's traffic amounts to
- * ((others + own) / own, measured over the last whole window, once all its requests were answered; at
- * least 2 once anyone else showed, and not counting what others spent before this process joined).
- * Each process then keeps at most remaining / (2 x sharers - 1) of its own requests in flight (each sees
- * the others' requests one answer late; with that margin, all together never send more than is left),
- * and as `remaining` falls they slow down together instead of overrunning the window at its end. A
- * process alone measures 1 and spends its window at once.
- *
- * Until one whole window has shown it alone (and again after a 429 it did not expect), a process grows
- * its requests in flight as TCP's slow start does: a sixteenth of the window, then one more per answer,
- * so processes started together find each other before any of them bursts. A 429 halves that growth
- * (multiplicative decrease).
- *
- * Others silent for a while in a window (othersQuiet) have finished: the rest of it is this process's.
+ * `sharers` is how many processes like this one the key's traffic amounts to ((others + own) / own over
+ * the last whole window; at least 2 once anyone else showed). Each process keeps at most
+ * left / (1 + 2 (sharers - 1)) in flight: each sees the others one answer late, and with that margin
+ * they slow down together as the window empties. Until a whole window has shown it alone (and again
+ * after a 429 it did not expect), a process grows its requests in flight by slow start, so processes
+ * started together find each other before any bursts.
  */
 import { now as currentTime, random } from './clock';
 
-/** A measurement from fewer own answers than this says too little to change the estimate. */
+/** Fewer own answers in a window than this measure too little to set the estimate. */
 const MIN_OWN_ANSWERS = 2;
-/**
- * From this many own answers in a window on, the window's own estimate replaces the last window's: with
- * fewer, the fall between them is mostly others' requests counted in bursts, and says little.
- */
+/** From this many own answers on, the window's own estimate replaces the last window's. */
 const SETTLED_ANSWERS = 4;
-/** Below this, alone: the sure estimate is 1 whenever its own requests explain the fall. */
+/** Below this, alone: own requests explain the whole fall. */
 const ALONE = 1.01;
-/** Slow start: at least this many own requests in flight while cautious. */
+/** Slow start's least number of own requests in flight. */
 const INITIAL_CWND = 2;
-/**
- * More sharers than this are not told apart. Past about a window's limit, each process gets less than
- * one request a window, and the lot (below) already spreads the last of each window.
- */
+/** ... and its first step: this part of what the window has left. */
+const INITIAL_FRACTION = 1 / 16;
+/** Past about one request each per window, more sharers are not told apart. */
 const MAX_SHARERS = 64;
 /**
- * Up to this many sharers, each takes one of the last requests of a window even when fewer are left:
- * at most this many less one meet a 429, and no slot is left unused at the end of a run. More sharers
- * draw lots for them (see LOT_MARGIN), so that about as many go as are left.
+ * Up to this many sharers each takes one of the last requests of a window even when fewer are left
+ * (an unused slot can cost a whole window at a run's end; one too many meets one 429), while those
+ * 429s stay within ONE_EACH_MAX_429_SHARE of the limit. More draw lots, won with 1 / LOT_MARGIN of the
+ * chance their figure gives, because the others have sent since that figure was told.
  */
 const ONE_EACH_UP_TO = 4;
-/**
- * ... and only while those 429s (up to one less than the sharers, every window) stay within this share
- * of the window's limit; on a smaller limit lots leave a slot unused now and then instead.
- */
 const ONE_EACH_MAX_429_SHARE = 0.05;
-/**
- * Each process's `left` is its last answer's, and the others have sent since, all drawing at once: a lot
- * is won with a third of the chance that figure gives, which leaves a few of the last slots unused rather
- * than meet 429s.
- */
 const LOT_MARGIN = 3;
-/** How much more than the measured others a process leaves them room for. */
+/** How much more room than measured each process leaves the others. */
 const SAFETY = 2;
 /**
- * Slow start: the first requests of a cautious window, as a fraction of what is left (processes
- * started together each take this much before they have seen one another).
+ * Others count as finished after this many own answers, this many pacing gaps and this long without a
+ * step of theirs (longer than a busy process's pause or a whole-second reset's doubt).
  */
-const INITIAL_FRACTION = 1 / 16;
-/** Others are taken to have finished after this many own answers and pacing gaps without a step of theirs. */
 const QUIET_ANSWERS = 3;
 const QUIET_GAPS = 3;
-/** ... and at least this long (a busy process's pause; a whole-second reset's uncertainty). */
 const QUIET_MS = 1200;
 
+interface Mark {
+	remaining: number;
+	seq: number;
+}
+
 /**
- * One window as this process's answers showed it: the highest and the lowest `remaining` it was told,
- * and which of its own requests (by order of sending) were told them. The server counts requests in
- * about the order they are sent, so the own requests sent between those two are the own part of the
- * fall between them, answered or not; the rest of the fall is others'. Once the window's limit is
- * known, the fall is counted from the limit itself: what others spent before this process's first
- * answer (a window someone else opened, or spent) shows too.
+ * One window as own answers showed it: the highest and lowest `remaining` told and to which own
+ * requests (by order of sending). The server counts in about the order sent, so the own requests sent
+ * between two answers are the own part of the fall between them; the rest is others'. Once the limit
+ * is known the fall counts from it, so what others spent before the first own answer shows too.
  */
 class Tally {
-	private highest: { remaining: number; seq: number } | undefined;
-	private lowest: { remaining: number; seq: number; sentWith?: number } | undefined;
-	/** The first own request answered in this window. */
+	private highest: Mark | undefined;
+	private lowest: (Mark & { sentWith?: number }) | undefined;
 	private firstSeq = Infinity;
 	answers = 0;
-	/** Own requests of earlier windows the server counted (or may have counted) in this one. */
+	/** Own requests of earlier windows the server counted, or may have counted, in this one. */
 	carried = 0;
-	/** Whether those still unanswered at this window's first answer were added to `carried`. */
+	/** Whether those unanswered at the first answer were added to `carried`. */
 	carriedAll = false;
-	/** The limit as known at the window's first answer (a server may change it between windows). */
+	/** The limit at the window's first answer (a server may change it between windows). */
 	private limit = 0;
 	/**
-	 * This process joined the window after others had spent part of it: what they spent before says
-	 * how much is left, not how many will share the next window (they may have finished). Measured
-	 * at the window's end, the fall counts from this process's first answer; while the window lasts,
-	 * from the limit (processes started together find each other sooner).
+	 * Joined after others spent part of the window: measured at its end for the next window, the fall
+	 * counts from the first own answer (those others may have finished); while it lasts, from the limit.
 	 */
 	joined = false;
-
-	/** The newest own answer (by order of sending), when the first came, and when others last showed. */
-	private newest: { remaining: number; seq: number } | undefined;
+	private newest: Mark | undefined;
 	startedAt: number | undefined;
+	/** When others last showed, and own answers since. */
 	othersAt: number | undefined;
-	/** Own answers since others last showed (or since the first). */
 	quietAnswers = 0;
 
 	/**
-	 * Adds an own answer; returns whether it showed others' requests since the one before. `sentWith`:
-	 * the last own request sent at once with it (the server may have counted those before it).
+	 * Adds an own answer; returns whether it showed others since the one before. `sentWith`: the last
+	 * own request sent at once with it (the server may have counted those first).
 	 */
 	add(remaining: number, seq: number, limit: number, now: number, sentWith = seq): boolean {
 		if (this.answers === 0) {
 			this.limit = limit;
 			this.startedAt = now;
 		}
-		// Others showed if the fall since the newest own answer is more than own requests explain
-		// (for the first answer: since the window's limit).
 		const before = this.newest ?? { remaining: this.limit - this.carried, seq: seq - 1 };
 		let others = false;
 		if (seq > before.seq) {
@@ -139,11 +110,10 @@ class Tally {
 	}
 
 	/**
-	 * (All requests counted) / (own requests counted), from the window's limit (or, while that is not
-	 * known, from the highest `remaining`) down to the lowest, given `inFlight` own requests still
-	 * unanswered (some of them may be counted already). `sure`: 1 while the fall can be explained by
-	 * own requests alone (else the best guess, for a process still finding out); undefined until there
-	 * is a fall. `measuring`: for the next window, at this one's end (see `joined`).
+	 * All requests counted over own requests counted, from the limit (or the highest answer) down to
+	 * the lowest, with `inFlight` own requests unanswered. `sure`: 1 while own requests can explain the
+	 * fall with `tolerated` steps to spare (a request of the window before, counted late); undefined
+	 * until there is a fall. `measuring`: for the next window (see `joined`).
 	 */
 	sharers(inFlight: number, sure = true, tolerated = 1, measuring = false): number | undefined {
 		if (!this.highest || !this.lowest) return undefined;
@@ -151,19 +121,14 @@ class Tally {
 		const top = fromLimit ? this.limit : this.highest.remaining;
 		const all = top - this.lowest.remaining - this.carried;
 		if (all <= 0) return undefined;
-		// From the limit every answered own request is part of the fall; from the highest answer, all
-		// but that one.
 		const answered = fromLimit ? this.answers : this.answers - 1;
-		// Every answered request was counted by the lowest one at the latest; of those in flight, the
-		// ones sent before it, or at once with it, may have been too. Not those sent later: with many
-		// in flight, counting them all would hide as many of others' requests.
+		// In flight and counted by the lowest answer: those sent before it or with it, never later
+		// (counting those would hide as many of others' requests).
 		const last = this.lowest.sentWith ?? this.lowest.seq;
 		const bySeq = fromLimit
 			? last - Math.min(this.firstSeq, this.lowest.seq) + 1
 			: last - this.highest.seq;
 		const own = Math.max(answered, Math.min(bySeq, answered + inFlight));
-		// One unexplained step is tolerated (a request of the window before, counted late); once all
-		// are answered the count is exact.
 		if (sure && all - own <= tolerated) return 1;
 		return Math.max(1, all / Math.max(1, own));
 	}
@@ -172,24 +137,20 @@ class Tally {
 export class Share {
 	/** Processes like this one the key's traffic amounts to; 1 means alone. */
 	sharers = 1;
-	/** Until a whole window has shown this process alone, requests grow by slow start. */
+	/** Until a whole window has shown this process alone, requests grow by slow start (`cwnd`). */
 	cautious = true;
 	cwnd = INITIAL_CWND;
-	/** The window's limit as far as this process knows it (0: not known). */
+	/** The window's limit as far as known (0: not known). */
 	limit = 0;
 	private tally = new Tally();
-	/** The window that just ended, while answers to its requests are still coming. */
+	/** The window that ended, while answers to its requests still come. */
 	private closing: Tally | undefined;
 	/** This process's lot for the last requests of the window, drawn anew after each own answer. */
 	private lot: boolean | undefined;
-	/**
-	 * Sharers as measured from windows with enough own answers only (not raised by a single answer):
-	 * whether the last requests go by lot. A noisy one-answer window must not switch it on for a few
-	 * processes, where an unused slot costs a whole window.
-	 */
+	/** Sharers measured over windows of enough own answers: whether the last requests go by lot. */
 	private measured = 1;
 
-	/** A new window begins; the one that ended is measured once its last answer is in. */
+	/** A window begins; the one that ended is measured once its last answer is in. */
 	newWindow(ownUnanswered: number): void {
 		this.lot = undefined;
 		if (this.closing) this.measure(this.closing);
@@ -198,7 +159,7 @@ export class Share {
 		if (ownUnanswered === 0) this.closeNow();
 	}
 
-	/** The window that ended has no request left unanswered: measure it. */
+	/** The window that ended has every request answered: measure it. */
 	closeNow(): void {
 		if (!this.closing) return;
 		this.measure(this.closing);
@@ -209,21 +170,18 @@ export class Share {
 		const sharers = tally.sharers(0, true, 0, true);
 		if (sharers === undefined) return;
 		if (tally.answers < MIN_OWN_ANSWERS) {
-			// Too few own answers to measure; enough to raise the estimate (many others on the key leave
-			// each process one or two requests a window). One that shows no one else halves it: a high
-			// estimate allows one request a window, and one answer a window could never lower it.
+			// Enough to raise the estimate (many others leave each one or two a window); one answer alone
+			// halves it, or a high estimate could never come down.
 			if (tally.answers > 0 && sharers > this.sharers)
 				this.sharers = Math.min(sharers, 2 * this.sharers, MAX_SHARERS);
 			else if (tally.answers > 0 && sharers < ALONE) this.sharers = Math.max(1, this.sharers / 2);
 			return;
 		}
-		// Anyone else seen counts as one process like this one at least: the ratio alone holds any split
-		// it started with (a process that took 97 of 100 measures 1.03 and keeps 97; the one that got 3
-		// measures 33 and keeps 3). Bounded: a process that got little of a window must get some of the next.
+		// Anyone seen counts as a process like this one at least: the ratio alone keeps any split it
+		// started with (97 of 100 measures 1.03, its neighbour with 3 measures 33).
 		this.sharers = Math.min(sharers < ALONE ? sharers : Math.max(2, sharers), MAX_SHARERS);
 		this.measured = this.sharers;
-		// Alone only if the window showed no one else at all: one joined after others spent most of it
-		// measures alone from its first answer on, and those others may still be there.
+		// Alone only if the fall from the limit showed no one either (a late joiner's does).
 		if (sharers < ALONE && (tally.sharers(0, true, 0) ?? 1) < ALONE) this.cautious = false;
 		else if (!this.cautious) {
 			this.cautious = true;
@@ -231,20 +189,16 @@ export class Share {
 		}
 	}
 
-	/**
-	 * This window's first answer came: own requests of earlier windows still unanswered may be counted
-	 * in it (those sent just before its start most likely are). Their answers will tell (see below).
-	 */
+	/** This window's first answer: own requests of earlier windows still unanswered may count in it. */
 	carry(stragglers: number): void {
 		this.tally.carried += stragglers;
 		this.tally.carriedAll = true;
 	}
 
 	/**
-	 * An answer to own request `seq` of an earlier window (`ofEndedWindow`: the one that just ended),
-	 * and which window the server counted it in. One counted here is part of this window's fall that
-	 * is not others': counted before this window's first answer, it was not carried yet; one counted
-	 * in the ended window was carried for nothing.
+	 * An answer to own request `seq` of an earlier window (`ofEndedWindow`: the last one), and where
+	 * the server counted it: here, part of this window's fall that is not others'; in the ended window,
+	 * carried here for nothing, and part of that window's measure.
 	 */
 	stragglerAnswered(
 		remaining: number,
@@ -262,61 +216,48 @@ export class Share {
 		if (ofEndedWindow) this.closing?.add(remaining, seq, this.limit, now);
 	}
 
-	/**
-	 * The probe of a window was answered: a cautious process starts with a part of what is left.
-	 * `joined`: see Tally.joined.
-	 */
+	/** The window's probe was answered with `left`; `joined`: see Tally.joined. */
 	started(left: number, joined = false): void {
 		if (joined) this.tally.joined = true;
 		if (this.cautious) this.cwnd = Math.max(this.cwnd, Math.ceil(left * INITIAL_FRACTION));
 	}
 
-	/** An answer to own request number `seq`, with the `remaining` it was told, of this window or the one that ended. */
+	/** An own answer of this window, told `remaining`. Slow start grows only while it shows no one. */
 	answered(remaining: number, seq: number, now = currentTime(), sentWith = seq): void {
 		const others = this.tally.add(remaining, seq, this.limit, now, sentWith);
 		this.lot = undefined;
-		// Slow start grows only while the answers show no one else: processes started together would
-		// otherwise each grow to most of the window before the first 429 tells them of each other.
 		if (this.cautious && !others) this.cwnd++;
 	}
 
 	/** Whether this process takes one of the last requests of the window (see ONE_EACH_UP_TO). */
 	private drawLot(left: number, sharers: number): boolean {
-		// Measured over whole windows: a live estimate swings too far within one to decide this.
 		const affordable = this.limit ? 1 + this.limit * ONE_EACH_MAX_429_SHARE : ONE_EACH_UP_TO;
 		if (this.measured <= Math.min(ONE_EACH_UP_TO, affordable)) return true;
 		this.lot ??= random() < left / (LOT_MARGIN * sharers);
 		return this.lot;
 	}
 
-	/** A 429 to a probe, the first request of a window: someone else is on the key for certain. */
+	/** A 429 to a window's probe: someone else is on the key for certain. */
 	crowded(): void {
 		this.sharers = Math.max(this.sharers, 2);
 		this.overrun();
 	}
 
-	/** A 429 to own request `seq`: the server had nothing left of the window. */
+	/** A 429 to own request `seq`: the server had nothing left. */
 	spent(seq: number): void {
 		this.tally.spent(seq);
 	}
 
-	/** A 429 to own request `seq` although the window seemed to have room: someone else took it. */
+	/** A 429 although the window seemed to have room: someone took it. Slow start halves. */
 	overrun(seq?: number): void {
 		if (seq !== undefined) this.tally.spent(seq);
 		this.cautious = true;
 		this.cwnd = Math.max(INITIAL_CWND, Math.floor(this.cwnd / 2));
 	}
 
-	/**
-	 * The sharers to pace by now: the last window's, or more if this one already shows more; once this
-	 * window has SETTLED_ANSWERS own answers, what it shows.
-	 */
+	/** The sharers to pace by: the last window's or this one's if more; once settled, this one's. */
 	current(inFlight = 0): number {
-		// With nothing in flight the sure figure is exact; while finding out, the best guess.
 		const live = this.tally.sharers(inFlight, !this.cautious || inFlight === 0) ?? 1;
-		// Once this window has shown enough, it speaks for itself: others that finished (or slowed) since
-		// the last window no longer hold this process to their share. Anyone seen then still counts as
-		// one process like this one at least (as in `measure`).
 		if (this.tally.answers >= SETTLED_ANSWERS)
 			return Math.min(MAX_SHARERS, Math.max(live, Math.min(this.sharers, 2)));
 		return Math.min(MAX_SHARERS, Math.max(this.sharers, live));
@@ -327,12 +268,7 @@ export class Share {
 		return Math.max(this.sharers, this.tally.sharers(inFlight) ?? 1) < ALONE;
 	}
 
-	/**
-	 * Whether the others on the key have gone quiet in this window: several own answers, more than a few
-	 * of `gapMs` (the pace this process keeps while sharing) and at least QUIET_MS without a step of
-	 * theirs. Shorter silences are not an end: a busy n8n pauses for a moment, and others not yet seen in
-	 * the window may only be waiting for a whole-second reset.
-	 */
+	/** Whether the others have gone quiet in this window (see QUIET_ANSWERS); `gapMs`: own pace. */
 	othersQuiet(now: number, gapMs: number): boolean {
 		const tally = this.tally;
 		if (tally.startedAt === undefined || tally.quietAnswers < QUIET_ANSWERS) return false;
@@ -341,17 +277,12 @@ export class Share {
 	}
 
 	/**
-	 * How many own requests may be in flight, given what is left of the window (own requests in
-	 * flight included, as the server will count them): this process's share of it, and while cautious
-	 * no more than slow start allows. 0 means: leave the rest of this window to the others.
+	 * Own requests that may be in flight, given `left` (own in flight included): this process's share,
+	 * and while cautious no more than slow start allows. 0: the rest of this window is the others'.
 	 */
 	allowance(left: number, inFlight: number, alone = false): number {
 		const sharers = alone ? 1 : this.current(inFlight);
-		// With others, a margin: each sees the others' requests one answer late.
 		let allowed = sharers < ALONE ? left : Math.floor(left / (1 + (sharers - 1) * SAFETY));
-		// One each still fits when what is left covers every sharer. When it does not, one each anyway:
-		// left unused, the last requests of a window can cost a whole window more at the end of a run,
-		// and one too many meets a 429 only (the caller marks it: not taken for an overrun).
 		if (allowed === 0 && inFlight === 0 && left >= 1 && this.drawLot(left, sharers)) allowed = 1;
 		if (this.cautious) allowed = Math.min(allowed, this.cwnd);
 		return allowed;

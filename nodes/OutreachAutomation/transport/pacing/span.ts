@@ -1,13 +1,9 @@
 /**
- * Pacing without rate-limit headers: a budget of requests per span of time, starting from the
- * documented limit (100 a minute) and learnt from each 429: how many requests passed in the span before
- * it, and until when it says to wait. A span opens with its first request, as a server's window opens
- * with the first request it counts, never at a nominal time: a span opened early drifts ahead of the
- * server's window and runs into it. After a clean full span the budget grows by a tenth, in case the
- * estimate was low; each growth a 429 proves wrong doubles the clean spans the next one waits for, so
- * a limit found stays found (a few 429s now and then, not every other span). A 429 that names no time
- * at all is waited out by the key as a whole, the wait found by doubling, and one request tries the
- * server before the rest of the budget follows.
+ * Pacing without rate-limit headers: a budget per span of time, from the documented limit, learnt from
+ * each 429 (what passed in the span before it, until when it says to wait). A span opens with its first
+ * request, as a server's window does. After a clean full span the budget grows by a tenth; each growth
+ * a 429 proves wrong doubles the clean spans the next waits for, so a limit found stays found. A 429
+ * naming no time is waited out by the whole key, the wait found by doubling, one request going first.
  */
 import { ASSUMED_RATE_LIMIT, ASSUMED_WINDOW_MS } from '../constants';
 
@@ -15,16 +11,13 @@ import { ASSUMED_RATE_LIMIT, ASSUMED_WINDOW_MS } from '../constants';
 const MAX_GROW_EVERY = 32;
 /** A span learnt from a 429 is never taken shorter than this (a Retry-After names whole seconds). */
 const MIN_SPAN_MS = 1000;
-/**
- * A wait for a 429 that names no time, once it proved long enough, is tried this much shorter next
- * time: less than the doubling that finds it again, so it settles near the window's length.
- */
+/** A guessed wait that proved long enough is tried this much shorter next time (settles near the span). */
 const GUESS_SHRINK = 0.75;
 
 export class Span {
 	budget = ASSUMED_RATE_LIMIT;
 	spanMs = ASSUMED_WINDOW_MS;
-	/** Whether budget and span were learnt from a 429 (until then requests grow by slow start). */
+	/** Learnt from a 429 (until then requests grow by slow start). */
 	learnt = false;
 	start = 0;
 	sent = 0;
@@ -86,10 +79,8 @@ export class Span {
 	}
 
 	/**
-	 * A 429 that names no time (no Retry-After): until when to wait, the same for every request of the
-	 * key. A span refused before anything in it passed shows the last wait was too short: the wait
-	 * doubles, up to the documented window, so the span's length is found in a few steps rather than
-	 * every request retrying on its own short backoff (each 429 then pushing the window's end further).
+	 * A 429 naming no time: until when every request of the key waits. A span refused before anything
+	 * passed shows the last wait too short: it doubles, up to the documented window.
 	 */
 	guess(now: number): number {
 		if (this.open && this.passed === 0)
@@ -99,9 +90,8 @@ export class Span {
 	}
 
 	/**
-	 * A 429 without rate-limit headers: what passed in this span is the budget, the span lasts until
-	 * `until`, and the next one opens with the first request after it. Later 429s of the same burst only
-	 * push that back (they say nothing about the span's length).
+	 * A 429: what passed in this span is the budget, the span lasts until `until`; later 429s of the
+	 * same burst only push that back.
 	 */
 	learn(until: number): void {
 		if (this.open) {

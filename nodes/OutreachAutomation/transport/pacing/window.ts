@@ -1,8 +1,7 @@
 /**
- * What this process knows of one API key's rate-limit window: what the server last said (`remaining`,
- * the reset), its own requests in flight, and what it has inferred: others on the key (Share), the
- * limit of a server that sends no headers (Span), and whether a reset named in whole seconds is rounded
- * up or down.
+ * What this process knows of one key's rate-limit window: what the server last said (`remaining`, the
+ * reset), its own requests in flight, and what it inferred: others on the key (Share), the limit of a
+ * server without headers (Span), how a reset named in whole seconds is rounded.
  */
 import { RESET_MARGIN_MS } from '../constants';
 import { now as currentTime } from './clock';
@@ -13,51 +12,43 @@ import { Span } from './span';
 export interface Slot {
 	probe: boolean;
 	epoch: number;
-	/** Order of sending: tells which own requests went out after this one. */
+	/** Order of sending. */
 	seq: number;
-	/** A probe sent to test how to read whole-second resets (see Window.setReset). */
+	/** A probe that tests how to read whole-second resets (see Window.setReset). */
 	coarseTest?: 'rounding' | 'whole';
 	/** One of the last few of a shared window: a 429 to it says the window is spent, not overrun. */
 	last?: boolean;
 	/** Set instead of a slot when the reset is further away than we may wait. */
 	tooLongUntil?: number;
-	/** When it was handed out (about when the request went): its answer tells how long requests take. */
+	/** When it was handed out: its answer tells how long requests take. */
 	sentAt?: number;
-	/**
-	 * The requests sent with it at once (one look of the queue), by the last one's number: the server
-	 * may count those in any order, so its answer may already count all of them.
-	 */
+	/** The requests sent at once with it (by the last one's number): its answer may count them all. */
 	burst?: { last: number };
 }
 
 /**
- * How a server rounds a reset it names in whole seconds (`up`: the named second is safe; `down`: the
- * reset may come up to a second later), and whether its windows last whole seconds, so that a window
- * this process opened ends exactly so many seconds after it opened it (often most of a second before
- * the named one).
+ * How a server rounds a reset named in whole seconds (`up`: the named second is safe; `down`: the reset
+ * may come a second later), and whether a window this process opened ends whole seconds after it did.
  */
 export type Rounding = 'unknown' | 'up' | 'down';
 export type Whole = 'unknown' | 'yes' | 'no';
 
-/** A reset named in whole seconds may be up to this much earlier or later than the real one. */
+/** A reset named in whole seconds may be this much earlier or later than the real one. */
 export const WHOLE_SECOND_MS = 1000;
 /** The rounding test goes this soon after the named second: only clock jitter, not a margin. */
 const TEST_OFFSET_MS = 10;
 /**
- * A shared window is spread to this long before its earliest end, so its last requests arrive in it;
- * or to this many times a request's time to answer, if longer, but never more than the most (a slow
- * answer now and then, a timeout, must not take a window's spread).
+ * A shared window is spread to this long before its earliest end, so its last requests arrive in it:
+ * the least, this many answer times, at most the most (a timeout must not take the spread).
  */
 const SPREAD_MARGIN_MS = 250;
 const SPREAD_MARGIN_ANSWERS = 4;
 const SPREAD_MARGIN_MAX_MS = 2000;
 /**
- * A request unanswered for this many times the usual answer time (at least HUNG_MIN_MS, at most
- * HUNG_MAX_MS) stops holding the others: its slot counts as spent and pacing goes on from the other
- * answers. The floor keeps a pause of a busy process (garbage collection, a slow disk) from counting;
- * the ceiling is what one hung request may cost everyone else. On a service whose answers take
- * seconds, a request is never given up before HUNG_SLOW_ANSWERS times the usual answer time: a
- * probe given up too soon sends a second probe into the same window.
+ * A request unanswered for this many answer times, within the floor (a busy process's pause) and the
+ * ceiling (what one hung request may cost the others), stops holding them: its slot counts as spent.
+ * On a service whose answers take seconds, never before HUNG_SLOW_ANSWERS answer times (a probe given
+ * up too soon sends a second probe into the same window). Looks are rounded to a step.
  */
 const HUNG_ANSWERS = 10;
 const HUNG_SLOW_ANSWERS = 2;
@@ -66,16 +57,15 @@ const HUNG_MAX_MS = 3000;
 const HUNG_LOOK_STEP_MS = 250;
 
 /**
- * An answer that took this many times the usual answer time, and at least STALE_MIN_MS, tells of the
- * window as it was long ago (this process stalled, or the network did): others may have spent it since.
+ * An answer that took this many answer times, and at least STALE_MIN_MS, tells of the window as it was
+ * long ago (this process or the network stalled): others may have spent it since.
  */
 const STALE_ANSWERS = 4;
 const STALE_MIN_MS = 250;
 
 /**
- * A reset named later than the known one by more than this is another window's: one named as a fixed
- * instant reads the same in every answer of its window (rounding aside); other forms read up to a
- * second apart (see RateLimitHeaders.resetFixed).
+ * A reset named later than the known one by more than this is another window's (a fixed instant reads
+ * the same in every answer of a window, other forms up to a second apart: RateLimitHeaders.resetFixed).
  */
 const SAME_RESET_COARSE_MS = 1000;
 const SAME_RESET_EXACT_MS = 20;
@@ -87,45 +77,41 @@ interface Sent {
 }
 
 export class Window {
-	/** Requests this process may still send in the window: the server's figure less its own since. */
+	/** What this process may still send in the window: the server's figure less its own since. */
 	remaining: number | undefined;
-	/** The lowest `remaining` the server told in this window (own requests in flight not subtracted). */
+	/** The lowest `remaining` told in this window (own requests in flight not subtracted). */
 	toldLow: number | undefined;
-	/** When to consider the window over: the named reset, adjusted for how the server rounds it. */
+	/** When the window is over: the named reset, adjusted for how the server rounds it. */
 	resetAt: number | undefined;
-	/** The reset as the server named it, and whether in whole seconds. */
+	/** The reset as named, whether in whole seconds, and the one named for the window that ended. */
 	namedReset: number | undefined;
-	/** The reset named for the window that ended last. */
 	endedReset: number | undefined;
 	coarse = false;
 	rounding: Rounding = 'unknown';
 	whole: Whole = 'unknown';
-	/** When this process opened the current window with its probe (its answer's time), if it did. */
+	/** When this process's probe opened the current window, if it did; its length once tested. */
 	opened: number | undefined;
-	/** The window's length in whole seconds (ms), once tested. */
 	wholeMs: number | undefined;
 	/**
-	 * The window's limit: what the server names (`X-RateLimit-Limit`), else the most `remaining` + 1
-	 * seen in this window and the one before (a limit the service lowers is followed a window later).
-	 * A probe told one less opened its window.
+	 * The limit: `X-RateLimit-Limit`, else the most `remaining` + 1 told in this window and the one
+	 * before (a lowered limit is followed a window later). A probe told one less opened its window.
 	 */
 	limit = 0;
 	private mostSeen = 0;
 	private mostSeenBefore = 0;
 	/** With others on the key: when this process may send its next request. */
 	nextSendAt = 0;
-	/** What the next probe tests, if anything: its wait ends where the tested reading says. */
+	/** What the next probe tests, if anything. */
 	testDue: 'rounding' | 'whole' | undefined;
-	/** The probe in flight (its sequence number): the others wait for what it is told. */
+	/** The probe in flight: the others wait for what it is told. */
 	probing: number | undefined;
 	/** Counts windows seen; a slot remembers the one it was sent in. */
 	epoch = 0;
-	/** Requests sent and not yet answered, in the order sent (sequence numbers grow). */
+	/** Requests sent and not answered, in the order sent. */
 	private readonly inFlight = new Map<number, Sent>();
 	/**
-	 * Requests given up on as hung, until their answer (or failure) comes: no longer in flight for the
-	 * allowance, but in a busy process they may not even have reached the server yet, so the next
-	 * window still counts them as stragglers.
+	 * Requests given up on as hung (their window by number), until they end: no longer in flight for
+	 * the allowance, but they may reach the server late, so the next window counts them as stragglers.
 	 */
 	private readonly givenUp = new Map<number, number>();
 	/** How many of those were sent in each window. */
@@ -134,16 +120,13 @@ export class Window {
 	/** The requests being sent at once (see Slot.burst). */
 	private burst: { last: number } | undefined;
 	readonly share = new Share();
-	/** Set when the server sends no rate-limit headers: requests are paced by `span` instead. */
+	/** The server sends no rate-limit headers: requests are paced by `span`. */
 	unpaced = false;
 	readonly span = new Span();
 	lastUsed = 0;
-	/** How long an answer takes (smoothed): how close to a window's end a request may still be sent. */
+	/** How long an answer takes (smoothed). */
 	answerMs: number | undefined;
-	/**
-	 * Set, to the last request sent then, when an answer came too late to tell what is left now (see
-	 * STALE_ANSWERS): one more request goes, and the next after its answer.
-	 */
+	/** After an answer too late to tell what is left (STALE_ANSWERS), the last request sent then. */
 	refreshFrom: number | undefined;
 
 	/** Whether nothing of this process is in flight (queued requests are the queue's to tell). */
@@ -172,7 +155,7 @@ export class Window {
 		return this.inFlightByEpoch.get(epoch) ?? 0;
 	}
 
-	/** Requests of earlier windows still unanswered: the server may count them in this one. */
+	/** Requests of earlier windows unanswered: the server may count them in this one. */
 	stragglers(): number {
 		let count = 0;
 		for (const [epoch, n] of this.inFlightByEpoch) if (epoch < this.epoch) count += n;
@@ -181,19 +164,14 @@ export class Window {
 	}
 
 	/**
-	 * Own requests not answered yet, of any window, given up on as hung included: any of them may be
-	 * counted after an answer just read (a server behind a load balancer counts requests in about, not
-	 * exactly, the order sent). What that answer says is left, less these, is surely left.
+	 * Own requests unanswered, hung ones included: any may be counted after an answer just read (a
+	 * server counts in about the order sent), so what it says is left, less these, is surely left.
 	 */
 	unanswered(): number {
 		return this.inFlight.size + this.givenUp.size;
 	}
 
-	/**
-	 * Own requests still unanswered that were sent after `slot` (the server counts them after it).
-	 * Counted from the oldest: answers come about in the order sent, so few are older than `slot`.
-	 * Only a bound on what is left when taken with the process's own count (see `unanswered`).
-	 */
+	/** Own requests unanswered that were sent after `slot` (counted from the oldest: few are older). */
 	sentAfter(slot: Slot): number {
 		let older = 0;
 		for (const seq of this.inFlight.keys()) {
@@ -210,21 +188,14 @@ export class Window {
 		return Math.max(usual, HUNG_SLOW_ANSWERS * this.answerMs);
 	}
 
-	/**
-	 * When to look whether the oldest request in flight is hung (undefined: none in flight). Rounded
-	 * up to a step, so that answer times moving a little do not set the timer anew at every answer.
-	 */
+	/** When to look whether the oldest request in flight is hung (undefined: none in flight). */
 	hungAt(): number | undefined {
 		for (const sent of this.inFlight.values())
 			return Math.ceil((sent.sentAt + this.hungAfterMs()) / HUNG_LOOK_STEP_MS) * HUNG_LOOK_STEP_MS;
 		return undefined;
 	}
 
-	/**
-	 * Gives up on requests unanswered for too long: their slots count as spent (the window's
-	 * `remaining` was lowered when they were sent) and a probe among them no longer holds the others.
-	 * Their answers, if they come, are still read.
-	 */
+	/** Gives up on requests unanswered too long: their slots count as spent; late answers are read. */
 	expireHung(now: number): void {
 		const after = this.hungAfterMs();
 		for (const [seq, sent] of this.inFlight) {
@@ -236,8 +207,7 @@ export class Window {
 	}
 
 	private forget(seq: number): void {
-		// However a request sent after a late answer ends (answered, given back unsent, given up as hung),
-		// the others need not wait for it any more.
+		// However the request sent after a late answer ends, the others need not wait for it.
 		if (this.refreshFrom !== undefined && seq > this.refreshFrom) this.refreshFrom = undefined;
 		this.givenUp.delete(seq);
 		const sent = this.inFlight.get(seq);
@@ -248,7 +218,7 @@ export class Window {
 		else this.inFlightByEpoch.delete(sent.epoch);
 	}
 
-	/** The window ended (its reset passed, or the server started another): nothing is known of the next. */
+	/** The window ended (its reset passed, or the server started another). */
 	roll(): void {
 		this.endedReset = this.namedReset;
 		this.mostSeenBefore = this.mostSeen;
@@ -262,18 +232,12 @@ export class Window {
 		this.epoch++;
 	}
 
-	/**
-	 * Whether an answer names a later reset than the window this process knows: the server counted
-	 * it in a window that began after that one (its answer may come before this process rolls over).
-	 */
+	/** Whether an answer names a later reset than the window known: the server has moved on. */
 	namesLaterWindow(told: RateLimitHeaders): boolean {
 		return this.later(told, this.namedReset);
 	}
 
-	/**
-	 * Whether an answer to a request of an earlier window names a later reset than the window that
-	 * ended last: the request reached the server after that window's end and was counted in this one.
-	 */
+	/** Whether an answer names a later reset than the window that ended: it was counted in this one. */
 	namesLaterThanEnded(told: RateLimitHeaders): boolean {
 		return this.later(told, this.endedReset);
 	}
@@ -292,12 +256,10 @@ export class Window {
 	}
 
 	/**
-	 * Takes the reset an answer named. Exact resets are waited out with a small margin. One named in
-	 * whole seconds is tested once at the named second itself (a fresh window: rounded up; a 429 or
-	 * the old window: down, and then waited out to a second past it). On a server that rounds up, a
-	 * window this process opened is tested once at whole seconds after it opened; if that holds, such
-	 * windows are waited out to there. Each test costs at most one 429; a request never waits more
-	 * than a second past the reset named.
+	 * Takes a named reset. Exact ones are waited out with a small margin. Whole seconds are tested once
+	 * at the named second (a fresh window: rounded up; else down, waited out a second past it); on a
+	 * server that rounds up, a window this process opened is tested once at whole seconds after it
+	 * opened. Each test costs at most one 429; no wait goes more than a second past the named reset.
 	 */
 	setReset(told: RateLimitHeaders, now: number): void {
 		const named = told.resetAt ?? now + WHOLE_SECOND_MS;
@@ -352,11 +314,7 @@ export class Window {
 		else this.whole = fresh ? 'yes' : 'no';
 	}
 
-	/**
-	 * How long before a shared window's earliest end its spread ends: requests sent at the very end
-	 * of a window can arrive after it, and a slot left unused there can cost a whole window at the end
-	 * of a run.
-	 */
+	/** How long before a shared window's earliest end its spread ends (see SPREAD_MARGIN_MS). */
 	spreadMargin(): number {
 		const byAnswers = Math.min(SPREAD_MARGIN_MAX_MS, SPREAD_MARGIN_ANSWERS * (this.answerMs ?? 0));
 		return Math.max(SPREAD_MARGIN_MS, byAnswers);
