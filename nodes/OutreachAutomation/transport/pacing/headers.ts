@@ -6,7 +6,7 @@ import { now as currentTime } from './clock';
 
 export type HeaderBag = Record<string, unknown> | undefined;
 
-export function header(headers: HeaderBag, name: string): string | undefined {
+function header(headers: HeaderBag, name: string): string | undefined {
 	if (!headers) return undefined;
 	const wanted = name.toLowerCase();
 	for (const [key, value] of Object.entries(headers)) {
@@ -72,7 +72,7 @@ const DATE_RESOLUTION_MS = 1000;
  * How far the server's clock is ahead of ours, from its `Date` (0 when unknown or close): it stamped
  * that between `sentAt` and `now`, so only an offset outside that span (and the header's second) is skew.
  */
-export function serverClockOffset(headers: HeaderBag, now: number, sentAt = now): number {
+function serverClockOffset(headers: HeaderBag, now: number, sentAt = now): number {
 	const date = Date.parse(header(headers, 'date') ?? '');
 	if (Number.isNaN(date)) return 0;
 	const atLeast = date - now;
@@ -127,9 +127,4 @@ export function readRateLimitHeaders(
 	if (resetAt !== undefined && !result.resetCoarse && absolute(reset) && offset === 0)
 		result.resetFixed = true;
 	return result;
-}
-
-/** Whether an answer carries the rate-limit headers at all. */
-export function hasRateLimitHeaders(headers: HeaderBag): boolean {
-	return header(headers, 'x-ratelimit-remaining') !== undefined;
 }

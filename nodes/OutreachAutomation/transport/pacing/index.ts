@@ -19,14 +19,7 @@ import { decide, type Decision } from './policy';
 import { Alarm, SlotQueue } from './queue';
 import { Window, type Slot } from './window';
 
-export {
-	hasRateLimitHeaders,
-	parseResetHeader,
-	parseRetryAfter,
-	readRateLimitHeaders,
-	serverClockOffset,
-	type RateLimitHeaders,
-} from './headers';
+export { parseResetHeader, parseRetryAfter, readRateLimitHeaders } from './headers';
 export { pause } from './queue';
 export { now, random, systemClock, useClock, type Clock } from './clock';
 export type { Slot } from './window';

@@ -4,7 +4,8 @@
  * window. The only writer of what answers tell; the key's pump (index.ts) looks at its queue after.
  */
 import { readRateLimitHeaders, type HeaderBag, type RateLimitHeaders } from './headers';
-import { WHOLE_SECOND_MS, type Slot, type Window } from './window';
+import { WHOLE_SECOND_MS } from './reset';
+import type { Slot, Window } from './window';
 
 type Told = RateLimitHeaders & { remaining: number };
 
@@ -69,7 +70,7 @@ function overtakes(
 		status !== 429 &&
 		told.remaining !== undefined &&
 		window.remaining !== undefined &&
-		window.namesLaterWindow(told) &&
+		window.reset.namesLater(told) &&
 		told.remaining - window.unanswered() > window.remaining
 	);
 }
@@ -112,21 +113,19 @@ function observeWindow(
 	now: number,
 ): void {
 	window.unpaced = false;
-	const previousNamed = window.namedReset;
-	if (slot.coarseTest && previousNamed !== undefined)
-		window.learnCoarse(slot.coarseTest, status, told, previousNamed);
+	if (slot.coarseTest) window.reset.learn(slot.coarseTest, status, told);
 	window.learnLimit(told);
 	// Any own request unanswered may be counted after this answer.
 	const sure = told.remaining - window.unanswered();
 	if (slot.probe && !overtaken) {
 		// Joined a window others opened (the first, or the one that seemed to have ended).
 		const joined =
-			window.endedReset === undefined ||
-			(told.resetAt !== undefined && !window.namesLaterThanEnded(told));
+			window.reset.ended === undefined ||
+			(told.resetAt !== undefined && !window.reset.namesLaterThanEnded(told));
 		openWindow(window, told, status, sure, now);
 		window.share.started(window.remaining ?? 0, joined);
 	} else if (
-		window.namesLaterWindow(told) &&
+		window.reset.namesLater(told) &&
 		window.remaining !== undefined &&
 		sure > window.remaining
 	) {
@@ -140,7 +139,7 @@ function observeWindow(
 		if (
 			told.remaining === 0 &&
 			told.resetAt !== undefined &&
-			told.resetAt > (window.namedReset ?? 0)
+			told.resetAt > (window.reset.named ?? 0)
 		)
 			window.setReset(told, now);
 	}
@@ -157,7 +156,7 @@ function openWindow(
 	sure: number,
 	now: number,
 ): void {
-	window.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
+	window.reset.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
 	window.share.carry(window.stragglers());
 	window.remaining = Math.max(0, sure);
 	window.toldLow = told.remaining;
@@ -166,9 +165,9 @@ function openWindow(
 
 /** An answer of an earlier window, counted in it or, arriving after its end, in this one. */
 function observeStraggler(window: Window, slot: Slot, told: Told, now: number): void {
-	const counted = window.namesLaterThanEnded(told) ? 'here' : 'ended';
+	const counted = window.reset.namesLaterThanEnded(told) ? 'here' : 'ended';
 	// Counted here after this window's answers so far: less is left than they said.
-	if (counted === 'here' && window.toldLow !== undefined && !window.namesLaterWindow(told))
+	if (counted === 'here' && window.toldLow !== undefined && !window.reset.namesLater(told))
 		window.toldLow = Math.min(window.toldLow, told.remaining);
 	window.share.stragglerAnswered(
 		told.remaining,
@@ -196,16 +195,16 @@ export function observeRefusal(
 		slot.epoch < window.epoch &&
 		!window.unpaced &&
 		told.resetAt !== undefined &&
-		!window.namesLaterThanEnded(told)
+		!window.reset.namesLaterThanEnded(told)
 	)
 		return undefined;
-	let until = window.exhaustedUntil(told) ?? fallback;
+	let until = window.reset.exhaustedUntil(told) ?? fallback;
 	if (until <= now) until = fallback;
 	// Without headers, a 429 naming no time is waited out by the key as a whole (span.ts).
 	if (window.unpaced && told.retryAt === undefined && told.resetAt === undefined)
 		until = window.span.guess(now);
 	// A 429 of a window whose end is known exactly says it is spent, not longer (Retry-After rounds up).
-	const named = window.namedReset;
+	const named = window.reset.named;
 	if (
 		window.resetAt !== undefined &&
 		window.resetAt > now &&
@@ -219,7 +218,7 @@ export function observeRefusal(
 	if (until > (window.resetAt ?? 0)) {
 		window.resetAt = until;
 		// No longer the moment to test a whole-second reading.
-		window.testDue = undefined;
+		window.reset.testDue = undefined;
 	}
 	return until;
 }

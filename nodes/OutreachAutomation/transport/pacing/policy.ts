@@ -3,7 +3,8 @@
  * what to do (grant, take a sure figure, look again when); the pump (index.ts) carries it out.
  */
 import { MAX_SINGLE_WAIT_MS } from '../constants';
-import { WHOLE_SECOND_MS, type Window } from './window';
+import { WHOLE_SECOND_MS } from './reset';
+import type { Window } from './window';
 
 /** With no reset known to wait for, the policy looks again after this long. */
 const LOOK_AGAIN_MS = 1000;
@@ -73,9 +74,9 @@ function shared(window: Window, now: number, waiting: number): Decision {
 	// one burst, every process's would land on a window the others already spent).
 	let gap = 0;
 	if (!alone && window.resetAt !== undefined) {
-		const named = window.namedReset ?? window.resetAt;
+		const named = window.reset.named ?? window.resetAt;
 		const end =
-			(window.coarse ? named - WHOLE_SECOND_MS : Math.min(window.resetAt, named)) -
+			(window.reset.coarse ? named - WHOLE_SECOND_MS : Math.min(window.resetAt, named)) -
 			window.spreadMargin();
 		gap = (Math.max(0, end - now) * sharers) / Math.max(1, left);
 		// Others quiet for a while have finished: the rest is ours.

@@ -3,9 +3,9 @@
  * reset), its own requests in flight, and what it inferred: others on the key (Share), the limit of a
  * server without headers (Span), how a reset named in whole seconds is rounded.
  */
-import { RESET_MARGIN_MS } from '../constants';
 import { now as currentTime } from './clock';
 import type { RateLimitHeaders } from './headers';
+import { Reset, type Test } from './reset';
 import { Share } from './share';
 import { Span } from './span';
 
@@ -14,8 +14,8 @@ export interface Slot {
 	epoch: number;
 	/** Order of sending. */
 	seq: number;
-	/** A probe that tests how to read whole-second resets (see Window.setReset). */
-	coarseTest?: 'rounding' | 'whole';
+	/** A probe that tests how to read whole-second resets (reset.ts). */
+	coarseTest?: Test;
 	/** One of the last few of a shared window: a 429 to it says the window is spent, not overrun. */
 	last?: boolean;
 	/** Set instead of a slot when the reset is further away than we may wait. */
@@ -26,17 +26,6 @@ export interface Slot {
 	burst?: { last: number };
 }
 
-/**
- * How a server rounds a reset named in whole seconds (`up`: the named second is safe; `down`: the reset
- * may come a second later), and whether a window this process opened ends whole seconds after it did.
- */
-export type Rounding = 'unknown' | 'up' | 'down';
-export type Whole = 'unknown' | 'yes' | 'no';
-
-/** A reset named in whole seconds may be this much earlier or later than the real one. */
-export const WHOLE_SECOND_MS = 1000;
-/** The rounding test goes this soon after the named second: only clock jitter, not a margin. */
-const TEST_OFFSET_MS = 10;
 /**
  * A shared window is spread to this long before its earliest end, so its last requests arrive in it:
  * the least, this many answer times, at most the most (a timeout must not take the spread).
@@ -63,13 +52,6 @@ const HUNG_LOOK_STEP_MS = 250;
 const STALE_ANSWERS = 4;
 const STALE_MIN_MS = 250;
 
-/**
- * A reset named later than the known one by more than this is another window's (a fixed instant reads
- * the same in every answer of a window, other forms up to a second apart: RateLimitHeaders.resetFixed).
- */
-const SAME_RESET_COARSE_MS = 1000;
-const SAME_RESET_EXACT_MS = 20;
-
 /** One own request still unanswered. */
 interface Sent {
 	epoch: number;
@@ -81,17 +63,9 @@ export class Window {
 	remaining: number | undefined;
 	/** The lowest `remaining` told in this window (own requests in flight not subtracted). */
 	toldLow: number | undefined;
-	/** When the window is over: the named reset, adjusted for how the server rounds it. */
+	/** When the window is over: the named reset, read as the server rounds it (`reset`). */
 	resetAt: number | undefined;
-	/** The reset as named, whether in whole seconds, and the one named for the window that ended. */
-	namedReset: number | undefined;
-	endedReset: number | undefined;
-	coarse = false;
-	rounding: Rounding = 'unknown';
-	whole: Whole = 'unknown';
-	/** When this process's probe opened the current window, if it did; its length once tested. */
-	opened: number | undefined;
-	wholeMs: number | undefined;
+	readonly reset = new Reset();
 	/**
 	 * The limit: `X-RateLimit-Limit`, else the most `remaining` + 1 told in this window and the one
 	 * before (a lowered limit is followed a window later). A probe told one less opened its window.
@@ -101,8 +75,6 @@ export class Window {
 	private mostSeenBefore = 0;
 	/** With others on the key: when this process may send its next request. */
 	nextSendAt = 0;
-	/** What the next probe tests, if anything. */
-	testDue: 'rounding' | 'whole' | undefined;
 	/** The probe in flight: the others wait for what it is told. */
 	probing: number | undefined;
 	/** Counts windows seen; a slot remembers the one it was sent in. */
@@ -220,7 +192,7 @@ export class Window {
 
 	/** The window ended (its reset passed, or the server started another). */
 	roll(): void {
-		this.endedReset = this.namedReset;
+		this.reset.ended = this.reset.named;
 		this.mostSeenBefore = this.mostSeen;
 		this.mostSeen = 0;
 		this.share.newWindow(this.inFlightNow());
@@ -232,22 +204,6 @@ export class Window {
 		this.epoch++;
 	}
 
-	/** Whether an answer names a later reset than the window known: the server has moved on. */
-	namesLaterWindow(told: RateLimitHeaders): boolean {
-		return this.later(told, this.namedReset);
-	}
-
-	/** Whether an answer names a later reset than the window that ended: it was counted in this one. */
-	namesLaterThanEnded(told: RateLimitHeaders): boolean {
-		return this.later(told, this.endedReset);
-	}
-
-	private later(told: RateLimitHeaders, than: number | undefined): boolean {
-		if (told.resetAt === undefined || than === undefined) return false;
-		const same = told.resetFixed && !this.coarse ? SAME_RESET_EXACT_MS : SAME_RESET_COARSE_MS;
-		return told.resetAt > than + same;
-	}
-
 	/** The limit as an answer of the current window tells it (see `limit`). */
 	learnLimit(told: RateLimitHeaders): void {
 		this.mostSeen = Math.max(this.mostSeen, (told.remaining ?? -1) + 1);
@@ -255,63 +211,9 @@ export class Window {
 		this.share.limit = this.limit;
 	}
 
-	/**
-	 * Takes a named reset. Exact ones are waited out with a small margin. Whole seconds are tested once
-	 * at the named second (a fresh window: rounded up; else down, waited out a second past it); on a
-	 * server that rounds up, a window this process opened is tested once at whole seconds after it
-	 * opened. Each test costs at most one 429; no wait goes more than a second past the named reset.
-	 */
+	/** Takes the reset an answer of the current window names. */
 	setReset(told: RateLimitHeaders, now: number): void {
-		const named = told.resetAt ?? now + WHOLE_SECOND_MS;
-		this.namedReset = named;
-		this.coarse = told.resetCoarse === true;
-		this.testDue = undefined;
-		const wholeEnd =
-			this.opened !== undefined && named - this.opened >= WHOLE_SECOND_MS
-				? this.opened +
-					(this.wholeMs ?? Math.floor((named - this.opened) / WHOLE_SECOND_MS) * WHOLE_SECOND_MS)
-				: undefined;
-		if (!this.coarse) {
-			this.resetAt = named + RESET_MARGIN_MS;
-		} else if (this.rounding === 'down') {
-			this.resetAt = named + WHOLE_SECOND_MS;
-		} else if (this.rounding === 'unknown') {
-			this.resetAt = named + TEST_OFFSET_MS;
-			this.testDue = 'rounding';
-		} else if (wholeEnd === undefined || wholeEnd > named || this.whole === 'no') {
-			this.resetAt = named + RESET_MARGIN_MS;
-		} else {
-			this.resetAt = wholeEnd + RESET_MARGIN_MS;
-			if (this.whole === 'unknown') {
-				this.wholeMs = wholeEnd - this.opened!;
-				this.testDue = 'whole';
-			}
-		}
-	}
-
-	/** When a 429 says the window is spent: its reset read as `setReset` would, else its Retry-After. */
-	exhaustedUntil(told: RateLimitHeaders): number | undefined {
-		// An exact reset says more than a Retry-After in whole seconds.
-		if (told.resetAt !== undefined && !told.resetCoarse) return told.resetAt + RESET_MARGIN_MS;
-		if (told.retryAt !== undefined) return told.retryAt;
-		if (told.resetAt === undefined) return undefined;
-		if (this.rounding === 'up') return told.resetAt + RESET_MARGIN_MS;
-		return told.resetAt + WHOLE_SECOND_MS;
-	}
-
-	/** What a test probe's answer showed: a fresh window (the reading holds), or a 429 or the old one. */
-	learnCoarse(
-		test: 'rounding' | 'whole',
-		status: number | undefined,
-		told: RateLimitHeaders,
-		previousNamed: number,
-	): void {
-		const fresh =
-			status !== 429 &&
-			told.resetAt !== undefined &&
-			told.resetAt > previousNamed + WHOLE_SECOND_MS / 2;
-		if (test === 'rounding') this.rounding = fresh ? 'up' : 'down';
-		else this.whole = fresh ? 'yes' : 'no';
+		this.resetAt = this.reset.take(told, now);
 	}
 
 	/** How long before a shared window's earliest end its spread ends (see SPREAD_MARGIN_MS). */
@@ -332,9 +234,9 @@ export class Window {
 		this.burst.last = slot.seq;
 		if (probe) {
 			this.probing = slot.seq;
-			if (this.testDue) {
-				slot.coarseTest = this.testDue;
-				this.testDue = undefined;
+			if (this.reset.testDue) {
+				slot.coarseTest = this.reset.testDue;
+				this.reset.testDue = undefined;
 			}
 		}
 		this.inFlight.set(slot.seq, { epoch: slot.epoch, sentAt: now });
