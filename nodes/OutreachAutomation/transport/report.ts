@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'n8n-workflow';
 
-import { describePace } from './pacing';
+import { peekWindow } from './pacing';
 
 interface Report {
 	/** Requests of this run waiting for a slot now, and since when at least one has been. */
@@ -104,4 +104,23 @@ export function pacingHint(ctx: object): string | undefined {
 			`${report.gaveUp} request${report.gaveUp === 1 ? '' : 's'} gave up: the limit resets later than the node waits (5 min)`,
 		);
 	return `${parts.join('; ')}. Pace set by ${describePace(report.key)}.`;
+}
+
+/** What sets the pace of a key, in a user's words. */
+function describePace(name: string): string {
+	const window = peekWindow(name);
+	if (!window) return "the API key's limit";
+	if (window.unpaced) {
+		const { budget, spanMs, learnt } = window.span;
+		return (
+			`a server that sends no rate-limit headers: about ${budget} requests per ${Math.round(spanMs / 1000)} s, ` +
+			(learnt ? 'learnt from its 429 answers' : 'as the API documents')
+		);
+	}
+	const others = Math.round(window.share.sharers) - 1;
+	const limit = window.limit ? ` of ${window.limit} requests per window` : '';
+	return (
+		`the API key's limit${limit}` +
+		(others >= 1 ? `, shared with about ${others} other process${others === 1 ? '' : 'es'}` : '')
+	);
 }

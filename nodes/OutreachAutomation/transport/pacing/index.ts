@@ -141,7 +141,7 @@ function keyFor(name: string, now = currentTime()): Key {
 	return key;
 }
 
-/** For tests: what this process knows of a key's window (undefined when it knows nothing). */
+/** What this process knows of a key's window (undefined when it knows nothing). */
 export function peekWindow(key: string): Window | undefined {
 	return keys.get(key)?.window;
 }
@@ -151,25 +151,6 @@ export function peekMechanics(key: string): { listeners: number; queued: number 
 	const found = keys.get(key);
 	if (!found) return undefined;
 	return { listeners: found.queue.listeners(), queued: found.queue.size };
-}
-
-/** What sets the pace of a key, in a user's words. */
-export function describePace(name: string): string {
-	const window = keys.get(name)?.window;
-	if (!window) return "the API key's limit";
-	if (window.unpaced) {
-		const { budget, spanMs, learnt } = window.span;
-		return (
-			`a server that sends no rate-limit headers: about ${budget} requests per ${Math.round(spanMs / 1000)} s, ` +
-			(learnt ? 'learnt from its 429 answers' : 'as the API documents')
-		);
-	}
-	const others = Math.round(window.share.sharers) - 1;
-	const limit = window.limit ? ` of ${window.limit} requests per window` : '';
-	return (
-		`the API key's limit${limit}` +
-		(others >= 1 ? `, shared with about ${others} other process${others === 1 ? '' : 'es'}` : '')
-	);
 }
 
 /** For tests: how many windows are remembered. */

@@ -33,7 +33,7 @@ export function observeAnswer(
 		else observeWindow(window, slot, told as Told, status, overtaken, now);
 	}
 	if (headers !== undefined && !current && status !== 429 && told.remaining !== undefined)
-		observeStraggler(window, slot, told as Told, now);
+		observeStraggler(window, slot, told as Told);
 	if (slot.epoch === window.epoch - 1 && window.inFlightOf(slot.epoch) === 0)
 		window.share.closeNow();
 }
@@ -143,8 +143,7 @@ function observeWindow(
 		)
 			window.setReset(told, now);
 	}
-	if (status !== 429)
-		window.share.answered(told.remaining, slot.seq, now, slot.burst?.last ?? slot.seq);
+	if (status !== 429) window.share.answered(told.remaining, slot.seq, slot.burst?.last ?? slot.seq);
 	window.toldLow = Math.min(window.toldLow ?? Infinity, told.remaining);
 }
 
@@ -164,7 +163,7 @@ function openWindow(
 }
 
 /** An answer of an earlier window, counted in it or, arriving after its end, in this one. */
-function observeStraggler(window: Window, slot: Slot, told: Told, now: number): void {
+function observeStraggler(window: Window, slot: Slot, told: Told): void {
 	const counted = window.reset.namesLaterThanEnded(told) ? 'here' : 'ended';
 	// Counted here after this window's answers so far: less is left than they said.
 	if (counted === 'here' && window.toldLow !== undefined && !window.reset.namesLater(told))
@@ -174,7 +173,6 @@ function observeStraggler(window: Window, slot: Slot, told: Told, now: number): 
 		slot.seq,
 		counted,
 		slot.epoch === window.epoch - 1,
-		now,
 	);
 }
 

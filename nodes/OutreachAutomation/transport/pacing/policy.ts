@@ -68,23 +68,8 @@ function shared(window: Window, now: number, waiting: number): Decision {
 	if (window.refreshFrom !== undefined && window.lastSeq() > window.refreshFrom) return {};
 	const inFlight = window.inFlightNow();
 	const left = window.remaining! + inFlight;
-	let sharers = window.share.current(inFlight);
-	let alone = window.share.alone(inFlight);
-	// Shared, a share is spread to the window's earliest possible end, one request every `gap` (in
-	// one burst, every process's would land on a window the others already spent).
-	let gap = 0;
-	if (!alone && window.resetAt !== undefined) {
-		const named = window.reset.named ?? window.resetAt;
-		const end =
-			(window.reset.coarse ? named - WHOLE_SECOND_MS : Math.min(window.resetAt, named)) -
-			window.spreadMargin();
-		gap = (Math.max(0, end - now) * sharers) / Math.max(1, left);
-		// Others quiet for a while have finished: the rest is ours.
-		if (window.share.othersQuiet(now, gap)) {
-			alone = true;
-			sharers = 1;
-		}
-	}
+	const sharers = window.share.current(inFlight);
+	const alone = window.share.alone(inFlight);
 	if (inFlight < window.share.allowance(left, inFlight, alone)) {
 		const last = left < Math.ceil(sharers) && !alone;
 		// What this process still has to send, if no more than its share, goes at once.
@@ -92,9 +77,21 @@ function shared(window: Window, now: number, waiting: number): Decision {
 		if (alone || window.resetAt === undefined || demand <= Math.floor(left / sharers))
 			return { grant: 'share', last };
 		if (now < window.nextSendAt) return { at: Math.min(window.nextSendAt, window.resetAt) };
-		return { grant: 'share', last, nextSendAt: now + gap };
+		return { grant: 'share', last, nextSendAt: now + spreadGap(window, now, sharers, left) };
 	}
 	// Our share is in flight: the next answer says more. With none, the rest is the others'.
 	if (inFlight > 0) return { at: window.resetAt };
 	return waitUntil(window.resetAt ?? now + LOOK_AGAIN_MS, now);
+}
+
+/**
+ * Shared, a share is spread to the window's earliest possible end, one request every gap: in one
+ * burst, every process's would land on a window the others already spent.
+ */
+function spreadGap(window: Window, now: number, sharers: number, left: number): number {
+	const named = window.reset.named ?? window.resetAt!;
+	const end =
+		(window.reset.coarse ? named - WHOLE_SECOND_MS : Math.min(window.resetAt!, named)) -
+		window.spreadMargin();
+	return (Math.max(0, end - now) * sharers) / Math.max(1, left);
 }

@@ -10,7 +10,7 @@
  * after a 429 it did not expect), a process grows its requests in flight by slow start, so processes
  * started together find each other before any bursts.
  */
-import { now as currentTime, random } from './clock';
+import { random } from './clock';
 
 /** Fewer own answers in a window than this measure too little to set the estimate. */
 const MIN_OWN_ANSWERS = 2;
@@ -35,13 +35,6 @@ const ONE_EACH_MAX_429_SHARE = 0.05;
 const LOT_MARGIN = 3;
 /** How much more room than measured each process leaves the others. */
 const SAFETY = 2;
-/**
- * Others count as finished after this many own answers, this many pacing gaps and this long without a
- * step of theirs (longer than a busy process's pause or a whole-second reset's doubt).
- */
-const QUIET_ANSWERS = 3;
-const QUIET_GAPS = 3;
-const QUIET_MS = 1200;
 
 interface Mark {
 	remaining: number;
@@ -71,28 +64,17 @@ class Tally {
 	 */
 	joined = false;
 	private newest: Mark | undefined;
-	startedAt: number | undefined;
-	/** When others last showed, and own answers since. */
-	othersAt: number | undefined;
-	quietAnswers = 0;
 
 	/**
 	 * Adds an own answer; returns whether it showed others since the one before. `sentWith`: the last
 	 * own request sent at once with it (the server may have counted those first).
 	 */
-	add(remaining: number, seq: number, limit: number, now: number, sentWith = seq): boolean {
-		if (this.answers === 0) {
-			this.limit = limit;
-			this.startedAt = now;
-		}
+	add(remaining: number, seq: number, limit: number, sentWith = seq): boolean {
+		if (this.answers === 0) this.limit = limit;
 		const before = this.newest ?? { remaining: this.limit - this.carried, seq: seq - 1 };
 		let others = false;
 		if (seq > before.seq) {
-			if (before.remaining - remaining - (seq - before.seq - 1) > 1) {
-				this.othersAt = now;
-				this.quietAnswers = 0;
-				others = true;
-			} else this.quietAnswers++;
+			others = before.remaining - remaining - (seq - before.seq - 1) > 1;
 			this.newest = { remaining, seq };
 		}
 		this.answers++;
@@ -205,7 +187,6 @@ export class Share {
 		seq: number,
 		counted: 'here' | 'ended',
 		ofEndedWindow: boolean,
-		now = currentTime(),
 	): void {
 		const tally = this.tally;
 		if (counted === 'here') {
@@ -213,7 +194,7 @@ export class Share {
 			return;
 		}
 		if (tally.carriedAll) tally.carried = Math.max(0, tally.carried - 1);
-		if (ofEndedWindow) this.closing?.add(remaining, seq, this.limit, now);
+		if (ofEndedWindow) this.closing?.add(remaining, seq, this.limit);
 	}
 
 	/** The window's probe was answered with `left`; `joined`: see Tally.joined. */
@@ -223,8 +204,8 @@ export class Share {
 	}
 
 	/** An own answer of this window, told `remaining`. Slow start grows only while it shows no one. */
-	answered(remaining: number, seq: number, now = currentTime(), sentWith = seq): void {
-		const others = this.tally.add(remaining, seq, this.limit, now, sentWith);
+	answered(remaining: number, seq: number, sentWith = seq): void {
+		const others = this.tally.add(remaining, seq, this.limit, sentWith);
 		this.lot = undefined;
 		if (this.cautious && !others) this.cwnd++;
 	}
@@ -266,14 +247,6 @@ export class Share {
 	/** Whether nothing shows anyone else on the key. */
 	alone(inFlight = 0): boolean {
 		return Math.max(this.sharers, this.tally.sharers(inFlight) ?? 1) < ALONE;
-	}
-
-	/** Whether the others have gone quiet in this window (see QUIET_ANSWERS); `gapMs`: own pace. */
-	othersQuiet(now: number, gapMs: number): boolean {
-		const tally = this.tally;
-		if (tally.startedAt === undefined || tally.quietAnswers < QUIET_ANSWERS) return false;
-		const since = tally.othersAt ?? tally.startedAt;
-		return now - since >= Math.max(QUIET_MS, QUIET_GAPS * gapMs);
 	}
 
 	/**
