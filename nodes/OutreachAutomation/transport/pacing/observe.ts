@@ -21,8 +21,8 @@ export function observeAnswer(
 	// A timeout or a dropped connection says nothing of how long answers take.
 	window.answered(slot, headers === undefined ? undefined : now);
 	const told = readRateLimitHeaders(headers, now, slot.sentAt);
-	const overtaken = overtakes(window, slot, told, status);
-	const current = slot.epoch === window.epoch || overtaken;
+	// An answer of an earlier window speaks of that window.
+	const current = slot.epoch === window.epoch;
 	if (window.unpaced && status !== undefined && status !== 429) {
 		window.span.pass();
 		if (!window.span.learnt) window.share.cwnd++;
@@ -30,7 +30,7 @@ export function observeAnswer(
 	if (status === 429 && current && !window.unpaced) countRefusal(window, slot);
 	if (headers !== undefined && current) {
 		if (told.remaining === undefined) noticeNoHeaders(window, slot, status, now);
-		else observeWindow(window, slot, told as Told, status, overtaken, now);
+		else observeWindow(window, slot, told as Told, status, now);
 	}
 	if (headers !== undefined && !current && status !== 429 && told.remaining !== undefined)
 		observeStraggler(window, slot, told as Told);
@@ -53,26 +53,6 @@ function noticeStale(window: Window, slot: Slot, headers: HeaderBag, now: number
 	const shared = window.share.cautious || !window.share.alone();
 	if (headers !== undefined && current && shared && window.stale(slot, now))
 		window.refreshFrom = window.lastSeq();
-}
-
-/**
- * An answer of an earlier window speaks of that window, unless it names a window after this one with
- * more left than this process counts on (the server rolled over first).
- */
-function overtakes(
-	window: Window,
-	slot: Slot,
-	told: RateLimitHeaders,
-	status: number | undefined,
-): boolean {
-	return (
-		slot.epoch !== window.epoch &&
-		status !== 429 &&
-		told.remaining !== undefined &&
-		window.remaining !== undefined &&
-		window.reset.namesLater(told) &&
-		told.remaining - window.unanswered() > window.remaining
-	);
 }
 
 /**
@@ -109,7 +89,6 @@ function observeWindow(
 	slot: Slot,
 	told: Told,
 	status: number | undefined,
-	overtaken: boolean,
 	now: number,
 ): void {
 	window.unpaced = false;
@@ -117,7 +96,7 @@ function observeWindow(
 	window.learnLimit(told);
 	// Any own request unanswered may be counted after this answer.
 	const sure = told.remaining - window.unanswered();
-	if (slot.probe && !overtaken) {
+	if (slot.probe) {
 		// Joined a window others opened (the first, or the one that seemed to have ended).
 		const joined =
 			window.reset.ended === undefined ||
