@@ -81,11 +81,6 @@ export class Window {
 	epoch = 0;
 	/** Requests sent and not answered, in the order sent. */
 	private readonly inFlight = new Map<number, Sent>();
-	/**
-	 * Requests given up on as hung (their window by number), until they end: no longer in flight for
-	 * the allowance, but they may reach the server late, so the next window counts them as stragglers.
-	 */
-	private readonly givenUp = new Map<number, number>();
 	/** How many of those were sent in each window. */
 	private readonly inFlightByEpoch = new Map<number, number>();
 	private seq = 0;
@@ -131,16 +126,15 @@ export class Window {
 	stragglers(): number {
 		let count = 0;
 		for (const [epoch, n] of this.inFlightByEpoch) if (epoch < this.epoch) count += n;
-		for (const epoch of this.givenUp.values()) if (epoch < this.epoch) count++;
 		return count;
 	}
 
 	/**
-	 * Own requests unanswered, hung ones included: any may be counted after an answer just read (a
-	 * server counts in about the order sent), so what it says is left, less these, is surely left.
+	 * Own requests in flight: any may be counted after an answer just read (a server counts in about
+	 * the order sent), so what it says is left, less these, is surely left.
 	 */
 	unanswered(): number {
-		return this.inFlight.size + this.givenUp.size;
+		return this.inFlight.size;
 	}
 
 	/** Own requests unanswered that were sent after `slot` (counted from the oldest: few are older). */
@@ -167,13 +161,16 @@ export class Window {
 		return undefined;
 	}
 
-	/** Gives up on requests unanswered too long: their slots count as spent; late answers are read. */
+	/**
+	 * Gives up on requests unanswered too long: their slots count as spent, in this window and no
+	 * other (a hung service's requests, carried for minutes, would hold every window after); their
+	 * answers, if they come, are still read.
+	 */
 	expireHung(now: number): void {
 		const after = this.hungAfterMs();
 		for (const [seq, sent] of this.inFlight) {
 			if (now - sent.sentAt < after) break;
 			this.forget(seq);
-			this.givenUp.set(seq, sent.epoch);
 			if (this.probing === seq) this.probing = undefined;
 		}
 	}
@@ -181,7 +178,6 @@ export class Window {
 	private forget(seq: number): void {
 		// However the request sent after a late answer ends, the others need not wait for it.
 		if (this.refreshFrom !== undefined && seq > this.refreshFrom) this.refreshFrom = undefined;
-		this.givenUp.delete(seq);
 		const sent = this.inFlight.get(seq);
 		if (!sent) return;
 		this.inFlight.delete(seq);
