@@ -129,8 +129,6 @@ export class Share {
 	private closing: Tally | undefined;
 	/** This process's lot for the last requests of the window, drawn anew after each own answer. */
 	private lot: boolean | undefined;
-	/** Sharers measured over windows of enough own answers: whether the last requests go by lot. */
-	private measured = 1;
 
 	/** A window begins; the one that ended is measured once its last answer is in. */
 	newWindow(ownUnanswered: number): void {
@@ -162,7 +160,6 @@ export class Share {
 		// Anyone seen counts as a process like this one at least: the ratio alone keeps any split it
 		// started with (97 of 100 measures 1.03, its neighbour with 3 measures 33).
 		this.sharers = Math.min(sharers < ALONE ? sharers : Math.max(2, sharers), MAX_SHARERS);
-		this.measured = this.sharers;
 		// Alone only if the fall from the limit showed no one either (a late joiner's does).
 		if (sharers < ALONE && (tally.sharers(0, true, 0) ?? 1) < ALONE) this.cautious = false;
 		else if (!this.cautious) {
@@ -210,10 +207,13 @@ export class Share {
 		if (this.cautious && !others) this.cwnd++;
 	}
 
-	/** Whether this process takes one of the last requests of the window (see ONE_EACH_UP_TO). */
+	/**
+	 * Whether this process takes one of the last requests of the window (see ONE_EACH_UP_TO): one each
+	 * by the sharers of earlier windows (this window's live figure swings too far to decide it).
+	 */
 	private drawLot(left: number, sharers: number): boolean {
 		const affordable = this.limit ? 1 + this.limit * ONE_EACH_MAX_429_SHARE : ONE_EACH_UP_TO;
-		if (this.measured <= Math.min(ONE_EACH_UP_TO, affordable)) return true;
+		if (this.sharers <= Math.min(ONE_EACH_UP_TO, affordable)) return true;
 		this.lot ??= random() < left / (LOT_MARGIN * sharers);
 		return this.lot;
 	}
