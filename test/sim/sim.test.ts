@@ -94,6 +94,17 @@ describe('the simulator', () => {
 		expect(result.requests).toBeLessThan(2 * result.items);
 	});
 
+	it('without X-RateLimit-Limit, processes that start together do not each take the window for their own: seed 767 (64 processes, 1,000 a second, a foreign client)', async () => {
+		// Until 2026-11-28 a process took its first answer's remaining + 1 for the limit, so the fall from
+		// it showed no one else, and slow start began at a sixteenth of what was left: 64 processes sent
+		// 62 each into a window of 1,000, 3,512 429s of 11,960 requests (29%). Now slow start begins at
+		// two until the limit is told or seen over a whole window: 219 of 8,667 (2.5%).
+		const { result } = await runScenario(767);
+		expect(scenarioOf(767)).toMatchObject({ kind: 'foreign', limitHeader: false, limit: 1000 });
+		expect(result.violations).toEqual([]);
+		expect(result.rateLimited / result.requests).toBeLessThanOrEqual(0.05);
+	});
+
 	it.each([1720, 1460])(
 		'a process that joins a window others spent does not take their past for many sharers: seed %i (2 processes, 100 a minute) ends in the windows it needs',
 		async (seed) => {

@@ -102,7 +102,7 @@ function observeWindow(
 			window.reset.ended === undefined ||
 			(told.resetAt !== undefined && !window.reset.namesLaterThanEnded(told));
 		openWindow(window, told, status, sure, now);
-		window.share.started(window.remaining ?? 0, joined);
+		window.share.started(window.remaining ?? 0, joined, window.limitSeen(told));
 	} else if (
 		window.reset.namesLater(told) &&
 		window.remaining !== undefined &&

@@ -194,10 +194,14 @@ export class Share {
 		if (ofEndedWindow) this.closing?.add(remaining, seq, this.limit);
 	}
 
-	/** The window's probe was answered with `left`; `joined`: see Tally.joined. */
-	started(left: number, joined = false): void {
+	/**
+	 * The window's probe was answered with `left`; `joined`: see Tally.joined. Slow start takes its
+	 * first step only from a limit it knows: one guessed from this answer hides everyone who came first.
+	 */
+	started(left: number, joined = false, limitSeen = true): void {
 		if (joined) this.tally.joined = true;
-		if (this.cautious) this.cwnd = Math.max(this.cwnd, Math.ceil(left * INITIAL_FRACTION));
+		if (this.cautious && limitSeen)
+			this.cwnd = Math.max(this.cwnd, Math.ceil(left * INITIAL_FRACTION));
 	}
 
 	/** An own answer of this window, told `remaining`. Slow start grows only while it shows no one. */

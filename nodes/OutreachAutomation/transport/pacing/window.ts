@@ -207,6 +207,11 @@ export class Window {
 		this.share.limit = this.limit;
 	}
 
+	/** Whether the limit was told, or seen over a window before this one: not only this probe's guess. */
+	limitSeen(told: RateLimitHeaders): boolean {
+		return told.limit !== undefined || this.mostSeenBefore > 0;
+	}
+
 	/** Takes the reset an answer of the current window names. */
 	setReset(told: RateLimitHeaders, now: number): void {
 		this.resetAt = this.reset.take(told, now);

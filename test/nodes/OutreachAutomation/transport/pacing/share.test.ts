@@ -262,6 +262,19 @@ describe('an estimate that must not stick', () => {
 		]);
 		expect(share.cwnd).toBe(start + 3);
 	});
+
+	it("slow start's first step is a part of what is left only when the limit is known, not guessed from this answer", () => {
+		// Told 964 of a limit it was not told: the fall from its guess (965) shows no one, although 35
+		// requests of others may have come first. It starts from two, as any slow start does.
+		const guessed = new Share();
+		guessed.limit = 965;
+		guessed.started(964, true, false);
+		expect(guessed.cwnd).toBe(2);
+		const told = new Share();
+		told.limit = 1000;
+		told.started(964, true, true);
+		expect(told.cwnd).toBe(Math.ceil(964 / 16));
+	});
 });
 
 describe('a server without rate-limit headers', () => {
