@@ -9,6 +9,9 @@ import type { Slot, Window } from './window';
 
 type Told = RateLimitHeaders & { remaining: number };
 
+/** A window holding fewer requests than this per process on the key: their probes may fill it. */
+const CROWDED_SHARE = 2;
+
 /** An answer (any status) or, with neither `headers` nor `status`, a request that got none. */
 export function observeAnswer(
 	window: Window,
@@ -103,6 +106,7 @@ function observeWindow(
 			(told.resetAt !== undefined && !window.reset.namesLaterThanEnded(told));
 		openWindow(window, told, status, sure, now);
 		window.share.started(window.remaining ?? 0, joined, window.limitSeen(told));
+		if (status !== 429) window.probeAnswered(slot.sentAt);
 	} else if (
 		window.reset.namesLater(told) &&
 		window.remaining !== undefined &&
@@ -156,6 +160,16 @@ function observeStraggler(window: Window, slot: Slot, told: Told): void {
 }
 
 /**
+ * A probe refused in a window that began after the one that ended (not one sent a moment too early),
+ * where so many share the key that their probes alone may fill it: others spent it first.
+ */
+function crowded(window: Window, told: RateLimitHeaders, slot: Slot | undefined): boolean {
+	if (!slot?.probe || slot.coarseTest || slot.epoch !== window.epoch) return false;
+	if (window.limit >= CROWDED_SHARE * window.share.sharers) return false;
+	return window.reset.ended === undefined || window.reset.namesLaterThanEnded(told);
+}
+
+/**
  * A 429: the window is spent until its Retry-After or reset (`fallback` when it names neither or a time
  * past). Returns that time; undefined when it speaks of an ended window only.
  */
@@ -191,6 +205,7 @@ export function observeRefusal(
 	)
 		until = Math.min(until, window.resetAt);
 	if (window.unpaced) window.span.learn(until);
+	else if (crowded(window, told, slot)) window.probeRefused(until);
 	window.remaining = 0;
 	if (until > (window.resetAt ?? 0)) {
 		window.resetAt = until;

@@ -48,7 +48,10 @@ export function decide(window: Window, now: number, waiting: number): Decision {
 	}
 	if (window.unpaced) return unpaced(window, now);
 	// One probe opens a window; the others wait for what it is told.
-	if (window.remaining === undefined) return window.probing === undefined ? { grant: 'probe' } : {};
+	if (window.remaining === undefined) {
+		if (window.probing !== undefined) return {};
+		return now < window.probeAfter ? waitUntil(window.probeAfter, now) : { grant: 'probe' };
+	}
 	return shared(window, now, waiting);
 }
 

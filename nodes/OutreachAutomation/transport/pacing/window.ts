@@ -3,7 +3,7 @@
  * reset), its own requests in flight, and what it inferred: others on the key (Share), the limit of a
  * server without headers (Span), how a reset named in whole seconds is rounded.
  */
-import { now as currentTime } from './clock';
+import { now as currentTime, random } from './clock';
 import type { RateLimitHeaders } from './headers';
 import { Reset, type Test } from './reset';
 import { Share } from './share';
@@ -52,6 +52,15 @@ const HUNG_LOOK_STEP_MS = 250;
 const STALE_ANSWERS = 4;
 const STALE_MIN_MS = 250;
 
+/**
+ * A probe refused because others spent the window first says more processes probe than the window
+ * holds: the next probe waits a random number of windows, drawn from twice as many after each such
+ * refusal (up to 2 ** MAX_CROWDING), and from half as many after a probe that found half the window. Never
+ * longer than MAX_SKIP_MS in all.
+ */
+const MAX_CROWDING = 5;
+const MAX_SKIP_MS = 120_000;
+
 /** One own request still unanswered. */
 interface Sent {
 	epoch: number;
@@ -77,6 +86,11 @@ export class Window {
 	nextSendAt = 0;
 	/** The probe in flight: the others wait for what it is told. */
 	probing: number | undefined;
+	/** The next probe not before (see MAX_CROWDING). */
+	probeAfter = 0;
+	private crowding = 0;
+	/** The longest window seen, from a probe's sending to the reset it was told. */
+	private lengthMs = 0;
 	/** Counts windows seen; a slot remembers the one it was sent in. */
 	epoch = 0;
 	/** Requests sent and not answered, in the order sent. */
@@ -215,6 +229,20 @@ export class Window {
 	/** Takes the reset an answer of the current window names. */
 	setReset(told: RateLimitHeaders, now: number): void {
 		this.resetAt = this.reset.take(told, now);
+	}
+
+	/** A probe found room in a window that began at about `sentAt`: half of it or more, uncrowded. */
+	probeAnswered(sentAt: number | undefined): void {
+		if ((this.toldLow ?? 0) >= this.limit / 2) this.crowding = Math.max(0, this.crowding - 1);
+		if (sentAt !== undefined && this.resetAt !== undefined)
+			this.lengthMs = Math.max(this.lengthMs, this.resetAt - sentAt);
+	}
+
+	/** A probe refused, others having spent the window that ends at `until` (see MAX_CROWDING). */
+	probeRefused(until: number): void {
+		this.crowding = Math.min(MAX_CROWDING, this.crowding + 1);
+		const skip = Math.floor(random() * 2 ** this.crowding) * this.lengthMs;
+		this.probeAfter = until + Math.min(skip, MAX_SKIP_MS);
 	}
 
 	/** How long before a shared window's earliest end its spread ends (see SPREAD_MARGIN_MS). */

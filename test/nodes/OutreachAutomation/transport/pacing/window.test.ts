@@ -4,7 +4,10 @@ import {
 	peekWindow,
 	releaseSlot,
 	resetRateLimitState,
+	systemClock,
+	useClock,
 } from '../../../../../nodes/OutreachAutomation/transport/pacing';
+import { Window } from '../../../../../nodes/OutreachAutomation/transport/pacing/window';
 
 describe('the shared window', () => {
 	const headers = (remaining: number, resetAt: number) => ({
@@ -145,5 +148,33 @@ describe('the end of a shared window', () => {
 		const slow = (await acquireSlot('margin'))!;
 		releaseSlot('margin', slow, coarse(7, Date.now() + 60_000), slow.sentAt! + 60_000);
 		expect(window.spreadMargin()).toBe(2000);
+	});
+});
+
+describe('more processes than a window holds', () => {
+	afterEach(() => useClock());
+
+	it('a probe refused waits 0 to 2^n - 1 windows after n refusals (at most 2 min); one that found half a window shortens that', () => {
+		// The lot always draws its highest: the wait is the most the rule allows.
+		useClock({ ...systemClock, random: () => 0.99 });
+		const window = new Window();
+		window.limit = 20;
+		window.resetAt = 5_000;
+		window.toldLow = 3;
+		// Sent at 0, told of a reset at 5 s: windows are 5 s long; 3 of 20 left is no sign of room.
+		window.probeAnswered(0);
+		const waits = [1, 2, 3, 4, 5, 6].map(() => {
+			window.probeRefused(10_000);
+			return window.probeAfter - 10_000;
+		});
+		expect(waits).toEqual([5_000, 15_000, 35_000, 75_000, 120_000, 120_000]);
+		window.toldLow = 10;
+		window.probeAnswered(0);
+		window.probeRefused(10_000);
+		expect(window.probeAfter - 10_000).toBe(120_000);
+		window.probeAnswered(0);
+		window.probeAnswered(0);
+		window.probeRefused(10_000);
+		expect(window.probeAfter - 10_000).toBe(75_000);
 	});
 });
