@@ -106,7 +106,7 @@ describe('the simulator', () => {
 	});
 
 	it('more processes than a window holds two requests each: a probe refused in a spent window waits a random number of windows, and no item is lost (seed 1893: 64 processes on 20 per 5 s)', async () => {
-		// Until 2026-11-28 every process probed every window: 64 probes into 20 slots, 44 refused each
+		// Until 2026-11-27 every process probed every window: 64 probes into 20 slots, 44 refused each
 		// window, 2,668 429s for 1,280 items, and an item failed after its 429s in a row. Now a refused
 		// probe waits 0 to 2^n - 1 windows (n refusals, at most 5), one that found half a window shortens
 		// that: 1,138 429s, no item lost. Far from 5% still: the probes that do go still meet each other.
@@ -114,6 +114,16 @@ describe('the simulator', () => {
 		expect(scenarioOf(1893)).toMatchObject({ kind: 'exact', limit: 20, windowMs: 5_000 });
 		expect(result).toMatchObject({ lost: 0, duplicated: 0 });
 		expect(result.rateLimitedAll).toBeLessThan(result.items);
+	});
+
+	it('a process whose probes others crowd out window after window keeps its last item (seed 998: 64 processes on 20 per 5 s and a foreign client)', async () => {
+		// Until 2026-11-27 a 429 to such a probe counted as the key refusing: process 37's last item, its
+		// probe refused 7 times in a row while the 63 others spent the windows, failed with "rate limit
+		// reached". The key moved all along (through the others), so the item now waits its turn.
+		const { result } = await runScenario(998);
+		expect(scenarioOf(998)).toMatchObject({ kind: 'foreign', limit: 20, windowMs: 5_000 });
+		expect(result.processes).toBe(64);
+		expect(result).toMatchObject({ lost: 0, duplicated: 0 });
 	});
 
 	it.each([1720, 1460])(

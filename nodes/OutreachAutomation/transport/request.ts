@@ -242,8 +242,9 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 	let options: IHttpRequestOptions | undefined;
 
 	const repeatable = given.safeToRepeat ?? repeatableMethod(given.method);
-	// 429s since the key last moved (another request of it answered): a key that moves is being paced,
-	// however many 429s a crowded window costs; one that does not, stops after a few.
+	// 429s since the key last moved (another request of it answered, or others seen to spend the window
+	// this probe came for): a key that moves is being paced, however many 429s a crowded window costs;
+	// one that does not, stops after a few. The total wait counts from this process's last answer.
 	let rateLimited = 0;
 	let progress = keyProgress(key);
 	let rateLimitWaited = 0;
@@ -322,14 +323,17 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 		const body = parseBody(response.body);
 
 		if (status === 429) {
-			if (keyProgress(key) !== progress) {
-				progress = keyProgress(key);
+			const moved = keyProgress(key);
+			if (moved.answered !== progress.answered) {
 				rateLimited = 0;
 				rateLimitWaited = 0;
 			}
 			rateLimited++;
 			const now = currentTime();
 			const until = markExhausted(key, headers, now + backoff(rateLimited - 1), now, slot);
+			// Crowded out by the others on the key: this probe's turn has not come, the key still moves.
+			if (keyProgress(key).crowdedOut !== moved.crowdedOut) rateLimited = 0;
+			progress = keyProgress(key);
 			const wait = Math.max(0, until - now);
 			if (!repeatable && !refusedBeforeRunning(body)) {
 				throw httpError(node, status, body, request, {

@@ -34,6 +34,8 @@ class Key {
 	readonly alarm = new Alarm((lateMs) => this.pump(lateMs < STALLED_MS));
 	/** Answers the service gave on their merits (not 429, not 5xx): the key moves. */
 	progress = 0;
+	/** Probes refused because others spent the window first: the key moves, through them. */
+	crowdedOut = 0;
 
 	get idle(): boolean {
 		return this.queue.size === 0 && this.window.quiet;
@@ -189,9 +191,10 @@ export function releaseSlot(
 	if (status !== 429 || found.window.unpaced) found.pump();
 }
 
-/** Answers on their merits so far: while they grow, 429s are the key's pace, not a refusal. */
-export function keyProgress(name: string): number {
-	return keys.get(name)?.progress ?? 0;
+/** How far the key has moved: own answers on their merits, and probes others crowded out. */
+export function keyProgress(name: string): { answered: number; crowdedOut: number } {
+	const key = keys.get(name);
+	return { answered: key?.progress ?? 0, crowdedOut: key?.crowdedOut ?? 0 };
 }
 
 /** A slot given back unused (the request was refused before sending): someone else may have it. */
@@ -216,7 +219,8 @@ export function markExhausted(
 ): number {
 	const found = keyFor(key, now);
 	const window = found.window;
-	const until = observeRefusal(window, headers, fallback, now, slot);
+	const { until, crowded } = observeRefusal(window, headers, fallback, now, slot);
+	if (crowded) found.crowdedOut++;
 	found.pump();
 	// A 429 that says nothing of this window: the request waits its turn like any other.
 	if (until === undefined)

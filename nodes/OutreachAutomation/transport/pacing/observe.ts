@@ -171,7 +171,8 @@ function crowded(window: Window, told: RateLimitHeaders, slot: Slot | undefined)
 
 /**
  * A 429: the window is spent until its Retry-After or reset (`fallback` when it names neither or a time
- * past). Returns that time; undefined when it speaks of an ended window only.
+ * past). Returns that time (undefined when it speaks of an ended window only), and whether others spent
+ * the window before this process's probe (see `crowded`).
  */
 export function observeRefusal(
 	window: Window,
@@ -179,7 +180,7 @@ export function observeRefusal(
 	fallback: number,
 	now: number,
 	slot: Slot | undefined,
-): number | undefined {
+): { until: number | undefined; crowded: boolean } {
 	const told = readRateLimitHeaders(headers, now, slot?.sentAt ?? now);
 	if (
 		slot !== undefined &&
@@ -188,7 +189,7 @@ export function observeRefusal(
 		told.resetAt !== undefined &&
 		!window.reset.namesLaterThanEnded(told)
 	)
-		return undefined;
+		return { until: undefined, crowded: false };
 	let until = window.reset.exhaustedUntil(told) ?? fallback;
 	if (until <= now) until = fallback;
 	// Without headers, a 429 naming no time is waited out by the key as a whole (span.ts).
@@ -204,13 +205,14 @@ export function observeRefusal(
 		Math.abs(told.resetAt - named) < WHOLE_SECOND_MS
 	)
 		until = Math.min(until, window.resetAt);
+	const crowdedOut = !window.unpaced && crowded(window, told, slot);
 	if (window.unpaced) window.span.learn(until);
-	else if (crowded(window, told, slot)) window.probeRefused(until);
+	else if (crowdedOut) window.probeRefused(until);
 	window.remaining = 0;
 	if (until > (window.resetAt ?? 0)) {
 		window.resetAt = until;
 		// No longer the moment to test a whole-second reading.
 		window.reset.testDue = undefined;
 	}
-	return until;
+	return { until, crowded: crowdedOut };
 }
