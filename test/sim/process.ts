@@ -10,8 +10,8 @@
 import type { IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { executeOperation } from '../../nodes/OutreachAutomation/routing/route';
-import { normalizeBaseUrl } from '../../nodes/OutreachAutomation/transport/baseUrl';
-import { peekWindow, windowKey } from '../../nodes/OutreachAutomation/transport/pacing';
+import { normalizeBaseUrl, windowKey } from '../../nodes/OutreachAutomation/transport/baseUrl';
+import { peekWindow } from '../../nodes/OutreachAutomation/transport/pacing';
 import type { VirtualClock } from './clock';
 import { countLooks, looksOf } from './looks';
 import type { ProcessPlan } from './scenario';

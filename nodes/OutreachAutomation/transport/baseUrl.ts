@@ -1,3 +1,5 @@
+import { createHash } from 'crypto';
+
 import { API_PREFIX } from './constants';
 
 const TRAILING_SLASHES = /\/+$/;
@@ -147,3 +149,27 @@ const TRIMMED_KEY = 'String($credentials.apiKey ?? "").trim()';
  * credential test shows its 401 message (the nodes refuse such a key by name before any request).
  */
 export const AUTHORIZATION_HEADER = `={{ "Bearer " + (${API_KEY_SHAPE}.test(${TRIMMED_KEY}) ? ${TRIMMED_KEY} : "") }}`;
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** One server, one spelling: scheme and host lower-cased, default ports dropped, loopback one name. */
+export function normalizeOrigin(baseUrl: string): string {
+	const match = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/i.exec(baseUrl.trim());
+	if (!match) return baseUrl;
+	const scheme = match[1].toLowerCase();
+	let host = match[2].replace(/^[^@]*@/, '').toLowerCase();
+	host = host.replace(scheme === 'https' ? /:443$/ : /:80$/, '');
+	const hostOnly = host.replace(/:\d+$/, '');
+	if (LOOPBACK.has(hostOnly)) host = `loopback${host.slice(hostOnly.length)}`;
+	return `${scheme}://${host}${match[3].replace(/\/+$/, '')}`;
+}
+
+/**
+ * What a credential's rate-limit window (and a trigger's account) is known by: a hash of origin and key,
+ * so the key itself is never kept.
+ */
+export function windowKey(baseUrl: string, apiKey: string): string {
+	return createHash('sha256')
+		.update(`${normalizeOrigin(baseUrl)}\u0000${apiKey}`)
+		.digest('hex');
+}

@@ -18,7 +18,7 @@ import {
 	SERVER_ERROR_BASE_DELAY_MS,
 	SERVER_ERROR_MAX_RETRIES,
 } from './constants';
-import { checkedBaseUrl, credentialProblem, normalizeBaseUrl } from './baseUrl';
+import { checkedBaseUrl, credentialProblem, normalizeBaseUrl, windowKey } from './baseUrl';
 import { networkFailure } from './network';
 import { redactError, rememberSecret } from './redact';
 import type { RequestTarget } from './errors';
@@ -39,7 +39,6 @@ import {
 	pause,
 	random,
 	releaseSlot,
-	windowKey,
 } from './pacing';
 import { gaveUpOnRateLimit, retriedAfter429, waitBegins, waitEnds } from './report';
 

@@ -1,7 +1,6 @@
 /**
- * Where the pacing reads the time, sets its timers and draws its lots: in n8n, `Date.now`, n8n-workflow's
- * `sleep` and `Math.random`. The simulator (test/sim) runs the same code on a virtual clock instead, so
- * that a run of many processes against a simulated service takes no real time and repeats exactly.
+ * Where the pacing reads the time, sets timers and draws lots: `Date.now`, n8n-workflow's `sleep`
+ * and `Math.random` in n8n; in the simulator (test/sim) a virtual clock, so runs repeat exactly.
  */
 import { sleep } from 'n8n-workflow';
 
@@ -14,11 +13,7 @@ export interface Clock {
 }
 
 /** n8n's: the one the pacing runs on unless a test sets another. */
-export const systemClock: Clock = {
-	now: () => Date.now(),
-	sleep,
-	random: () => Math.random(),
-};
+export const systemClock: Clock = { now: () => Date.now(), sleep, random: () => Math.random() };
 
 let clock: Clock = systemClock;
 

@@ -1,7 +1,4 @@
-/**
- * Reading what one answer says about the rate limit: `X-RateLimit-Remaining`, `X-RateLimit-Reset` in any
- * form servers use, `Retry-After`, and the server's clock. Pure functions: no state.
- */
+/** Pure readers of an answer's rate-limit headers (Remaining, Limit, Reset, Retry-After, Date). */
 import { now as currentTime } from './clock';
 
 export type HeaderBag = Record<string, unknown> | undefined;
@@ -46,10 +43,7 @@ export interface RateLimitHeaders {
 	resetAt?: number;
 	/** Named in whole seconds (integer epoch seconds, seconds to wait, an HTTP date): maybe rounded. */
 	resetCoarse?: boolean;
-	/**
-	 * Named as an exact instant on a clock in step with ours: every answer of a window reads the same
-	 * (other forms, and a skewed clock read from `Date`, read up to a second apart).
-	 */
+	/** Exact, clock in step with ours: alike in every answer of a window (others vary up to 1 s). */
 	resetFixed?: boolean;
 	retryAt?: number;
 }
@@ -61,10 +55,8 @@ function wholeSeconds(value: string): boolean {
 
 /** A server clock this far from ours is skewed; below it, the `Date` header's 1-s resolution is noise. */
 const SKEW_TOLERANCE_MS = 2000;
-
 /** More than any real service allows in one window: such a count is a fault, not a budget. */
 const ABSURD_REMAINING = 1_000_000;
-
 /** A `Date` header names whole seconds, rounded down. */
 const DATE_RESOLUTION_MS = 1000;
 
@@ -81,10 +73,9 @@ function serverClockOffset(headers: HeaderBag, now: number, sentAt = now): numbe
 	return Math.abs(offset) > SKEW_TOLERANCE_MS ? offset : 0;
 }
 
+/** An instant on the server's clock (an HTTP date or epoch time), not a wait: skew applies. */
 function absolute(value: string | undefined): boolean {
-	return value !== undefined && !/^\d+(\.\d+)?$/.test(value)
-		? true
-		: value !== undefined && Number(value) >= 1e9;
+	return value !== undefined && (!/^\d+(\.\d+)?$/.test(value) || Number(value) >= 1e9);
 }
 
 /** A count header: negative reads as 0 (nothing left), absurdly large or unreadable as unknown. */
@@ -124,7 +115,6 @@ export function readRateLimitHeaders(
 	if (limit !== undefined && limit > 0) result.limit = limit;
 	if (resetAt !== undefined && reset !== undefined && wholeSeconds(reset))
 		result.resetCoarse = true;
-	if (resetAt !== undefined && !result.resetCoarse && absolute(reset) && offset === 0)
-		result.resetFixed = true;
+	else if (resetAt !== undefined && absolute(reset) && offset === 0) result.resetFixed = true;
 	return result;
 }

@@ -9,8 +9,6 @@
  * the key's one timer rings, the pump asks the policy (policy.ts) about the head only and carries out
  * its decision. After every reset one probe goes first and the others wait for what it is told.
  */
-import { createHash } from 'crypto';
-
 import { WINDOW_IDLE_EXPIRY_MS } from '../constants';
 import { now as currentTime } from './clock';
 import type { HeaderBag } from './headers';
@@ -101,27 +99,6 @@ const keys = new Map<string, Key>();
 /** How often the keys are looked over for windows nobody used for a while. */
 const SWEEP_EVERY_MS = 60_000;
 let lastSweep = 0;
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** One server, one spelling: scheme and host lower-cased, default ports dropped, loopback one name. */
-export function normalizeOrigin(baseUrl: string): string {
-	const match = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/i.exec(baseUrl.trim());
-	if (!match) return baseUrl;
-	const scheme = match[1].toLowerCase();
-	let host = match[2].replace(/^[^@]*@/, '').toLowerCase();
-	host = host.replace(scheme === 'https' ? /:443$/ : /:80$/, '');
-	const hostOnly = host.replace(/:\d+$/, '');
-	if (LOOPBACK.has(hostOnly)) host = `loopback${host.slice(hostOnly.length)}`;
-	return `${scheme}://${host}${match[3].replace(/\/+$/, '')}`;
-}
-
-/** Windows are keyed by a hash of origin and key: the key itself is never kept here. */
-export function windowKey(baseUrl: string, apiKey: string): string {
-	return createHash('sha256')
-		.update(`${normalizeOrigin(baseUrl)}\u0000${apiKey}`)
-		.digest('hex');
-}
 
 /** Forgets windows nobody used for a while: keys of a long-lived n8n do not pile up. */
 function sweep(now: number) {

@@ -29,8 +29,7 @@ export type Decision =
 
 /** A reset further away than we may wait fails the head at once. */
 function waitUntil(until: number, now: number): Decision {
-	if (until - now > MAX_SINGLE_WAIT_MS) return { tooLongUntil: until };
-	return { at: until };
+	return until - now > MAX_SINGLE_WAIT_MS ? { tooLongUntil: until } : { at: until };
 }
 
 /**
@@ -87,10 +86,7 @@ function shared(window: Window, now: number, waiting: number): Decision {
 	return waitUntil(window.resetAt ?? now + LOOK_AGAIN_MS, now);
 }
 
-/**
- * Shared, a share is spread to the window's earliest possible end, one request every gap: in one
- * burst, every process's would land on a window the others already spent.
- */
+/** A share goes a request per gap until the window's earliest end: a burst would find it spent. */
 function spreadGap(window: Window, now: number, sharers: number, left: number): number {
 	const named = window.reset.named ?? window.resetAt!;
 	const end =

@@ -1,7 +1,6 @@
 /**
- * The mechanics of waiting: one first-in-first-out queue per key and its one timer. Each arrival and
- * grant costs O(1); a cancelled execution's waiters leave at once through one abort listener per
- * execution; nothing is kept of a request once it has its slot.
+ * Waiting: a FIFO queue per key, and its one timer. Arrival and grant cost O(1); a cancelled
+ * execution's waiters leave at once (one abort listener per execution); served ones leave nothing.
  */
 import { now as currentTime, sleepFor } from './clock';
 
@@ -43,7 +42,6 @@ export class SlotQueue {
 		}
 	}
 
-	/** The waiter whose turn it is. */
 	peek(): Waiter | undefined {
 		while (this.head < this.items.length && this.items[this.head] === undefined) this.head++;
 		if (this.head >= COMPACT_AFTER) {

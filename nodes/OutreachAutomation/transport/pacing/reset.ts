@@ -17,10 +17,7 @@ export type Test = 'rounding' | 'whole';
 export const WHOLE_SECOND_MS = 1000;
 /** The rounding test goes this soon after the named second: only clock jitter, not a margin. */
 const TEST_OFFSET_MS = 10;
-/**
- * A reset named later than the known one by more than this is another window's (a fixed instant reads
- * the same in every answer of a window, other forms up to a second apart: RateLimitHeaders.resetFixed).
- */
+/** A reset named this much later than the known one is another window's (see `resetFixed`). */
 const SAME_RESET_COARSE_MS = 1000;
 const SAME_RESET_EXACT_MS = 20;
 
@@ -80,8 +77,7 @@ export class Reset {
 		if (told.resetAt !== undefined && !told.resetCoarse) return told.resetAt + RESET_MARGIN_MS;
 		if (told.retryAt !== undefined) return told.retryAt;
 		if (told.resetAt === undefined) return undefined;
-		if (this.rounding === 'up') return told.resetAt + RESET_MARGIN_MS;
-		return told.resetAt + WHOLE_SECOND_MS;
+		return told.resetAt + (this.rounding === 'up' ? RESET_MARGIN_MS : WHOLE_SECOND_MS);
 	}
 
 	/** Whether an answer names a later reset than the current window's: the server has moved on. */

@@ -54,7 +54,6 @@ export class Span {
 		this.open = true;
 	}
 
-	/** Whether one more request fits in the running span. */
 	hasRoom(): boolean {
 		return this.sent < (this.unsure ? 1 : this.budget);
 	}
@@ -78,10 +77,7 @@ export class Span {
 		if (this.open && sentAt >= this.start && this.sent > 0) this.sent--;
 	}
 
-	/**
-	 * A 429 naming no time: until when every request of the key waits. A span refused before anything
-	 * passed shows the last wait too short: it doubles, up to the documented window.
-	 */
+	/** A 429 naming no time: until when the key waits; doubled if none of the span passed. */
 	guess(now: number): number {
 		if (this.open && this.passed === 0)
 			this.guessMs = Math.min(ASSUMED_WINDOW_MS, this.guessMs * 2);
@@ -89,10 +85,7 @@ export class Span {
 		return now + this.guessMs;
 	}
 
-	/**
-	 * A 429: what passed in this span is the budget, the span lasts until `until`; later 429s of the
-	 * same burst only push that back.
-	 */
+	/** A 429: the budget is what passed, the span ends at `until`; its burst's later 429s push it. */
 	learn(until: number): void {
 		if (this.open) {
 			if (this.grown) this.growEvery = Math.min(MAX_GROW_EVERY, this.growEvery * 2);

@@ -1,7 +1,7 @@
 /**
- * What this process knows of one key's rate-limit window: what the server last said (`remaining`, the
- * reset), its own requests in flight, and what it inferred: others on the key (Share), the limit of a
- * server without headers (Span), how a reset named in whole seconds is rounded.
+ * What this process knows of one key's window: what the server last said (`remaining`, the reset), its
+ * own requests in flight, and what it inferred: others on the key (Share), a headerless server's limit
+ * (Span), how a whole-second reset is rounded (Reset).
  */
 import { now as currentTime, random } from './clock';
 import type { RateLimitHeaders } from './headers';
@@ -18,7 +18,7 @@ export interface Slot {
 	coarseTest?: Test;
 	/** One of the last few of a shared window: a 429 to it says the window is spent, not overrun. */
 	last?: boolean;
-	/** Set instead of a slot when the reset is further away than we may wait. */
+	/** Instead of a slot: the reset is further away than we may wait. */
 	tooLongUntil?: number;
 	/** When it was handed out: its answer tells how long requests take. */
 	sentAt?: number;
@@ -28,16 +28,15 @@ export interface Slot {
 
 /**
  * A shared window is spread to this long before its earliest end, so its last requests arrive in it:
- * the least, this many answer times, at most the most (a timeout must not take the spread).
+ * at least 250 ms, else four answer times, at most 2 s (a timeout must not take the spread).
  */
 const SPREAD_MARGIN_MS = 250;
 const SPREAD_MARGIN_ANSWERS = 4;
 const SPREAD_MARGIN_MAX_MS = 2000;
 /**
- * A request unanswered for this many answer times, within the floor (a busy process's pause) and the
- * ceiling (what one hung request may cost the others), stops holding them: its slot counts as spent.
- * On a service whose answers take seconds, never before HUNG_SLOW_ANSWERS answer times (a probe given
- * up too soon sends a second probe into the same window). Looks are rounded to a step.
+ * A request unanswered for ten answer times, within 1 s (a busy process's pause) and 3 s (what one hung
+ * request may cost the others), stops holding them: its slot counts as spent. Never before two answer
+ * times (a probe given up too soon sends a second into the same window). Looks are rounded to a step.
  */
 const HUNG_ANSWERS = 10;
 const HUNG_SLOW_ANSWERS = 2;
@@ -45,23 +44,18 @@ const HUNG_MIN_MS = 1000;
 const HUNG_MAX_MS = 3000;
 const HUNG_LOOK_STEP_MS = 250;
 
-/**
- * An answer that took this many answer times, and at least STALE_MIN_MS, tells of the window as it was
- * long ago (this process or the network stalled): others may have spent it since.
- */
+/** An answer that took four answer times and 250 ms tells of the window long ago: others may have spent it. */
 const STALE_ANSWERS = 4;
 const STALE_MIN_MS = 250;
 
 /**
- * A probe refused because others spent the window first says more processes probe than the window
- * holds: the next probe waits a random number of windows, drawn from twice as many after each such
- * refusal (up to 2 ** MAX_CROWDING), and from half as many after a probe that found half the window. Never
- * longer than MAX_SKIP_MS in all.
+ * A probe refused because others spent the window first: more processes probe than it holds. The next
+ * waits a random number of windows, drawn from twice as many after each such refusal (up to 2 ** 5),
+ * from half as many after a probe that found half the window; never longer than 2 minutes.
  */
 const MAX_CROWDING = 5;
 const MAX_SKIP_MS = 120_000;
 
-/** One own request still unanswered. */
 interface Sent {
 	epoch: number;
 	sentAt: number;
@@ -93,9 +87,8 @@ export class Window {
 	private lengthMs = 0;
 	/** Counts windows seen; a slot remembers the one it was sent in. */
 	epoch = 0;
-	/** Requests sent and not answered, in the order sent. */
+	/** Requests sent and not answered, in the order sent; how many of them each window sent. */
 	private readonly inFlight = new Map<number, Sent>();
-	/** How many of those were sent in each window. */
 	private readonly inFlightByEpoch = new Map<number, number>();
 	private seq = 0;
 	/** The requests being sent at once (see Slot.burst). */
@@ -110,12 +103,11 @@ export class Window {
 	/** After an answer too late to tell what is left (STALE_ANSWERS), the last request sent then. */
 	refreshFrom: number | undefined;
 
-	/** Whether nothing of this process is in flight (queued requests are the queue's to tell). */
+	/** Nothing of this process in flight (queued requests are the queue's to tell). */
 	get quiet(): boolean {
 		return this.inFlight.size === 0 && this.probing === undefined;
 	}
 
-	/** The sequence number of the last request sent. */
 	lastSeq(): number {
 		return this.seq;
 	}
@@ -126,12 +118,10 @@ export class Window {
 		return now - slot.sentAt > Math.max(STALE_MIN_MS, STALE_ANSWERS * this.answerMs);
 	}
 
-	/** Own requests of the current window still unanswered. */
 	inFlightNow(): number {
 		return this.inFlightOf(this.epoch);
 	}
 
-	/** Own requests of window `epoch` still unanswered. */
 	inFlightOf(epoch: number): number {
 		return this.inFlightByEpoch.get(epoch) ?? 0;
 	}
@@ -143,10 +133,7 @@ export class Window {
 		return count;
 	}
 
-	/**
-	 * Own requests in flight: any may be counted after an answer just read (a server counts in about
-	 * the order sent), so what it says is left, less these, is surely left.
-	 */
+	/** Own requests in flight: any may be counted after an answer just read, so told less these is sure. */
 	unanswered(): number {
 		return this.inFlight.size;
 	}
@@ -176,9 +163,8 @@ export class Window {
 	}
 
 	/**
-	 * Gives up on requests unanswered too long: their slots count as spent, in this window and no
-	 * other (a hung service's requests, carried for minutes, would hold every window after); their
-	 * answers, if they come, are still read.
+	 * Gives up on requests unanswered too long: their slots count as spent, in this window only (a hung
+	 * service's requests would hold every window after); their answers, if they come, are still read.
 	 */
 	expireHung(now: number): void {
 		const after = this.hungAfterMs();
@@ -200,7 +186,7 @@ export class Window {
 		else this.inFlightByEpoch.delete(sent.epoch);
 	}
 
-	/** The window ended (its reset passed, or the server started another). */
+	/** The window ended: its reset passed, or the server started another. */
 	roll(): void {
 		this.reset.ended = this.reset.named;
 		this.mostSeenBefore = this.mostSeen;

@@ -8,8 +8,8 @@ import {
 	rememberedWindows,
 	resetRateLimitState,
 	sweepRateLimitState,
-	windowKey,
 } from '../../../../nodes/OutreachAutomation/transport/pacing';
+import { windowKey } from '../../../../nodes/OutreachAutomation/transport/baseUrl';
 import { runNode } from '../../../engine/harness';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
 

@@ -5,14 +5,16 @@
  * mechanics spent per request (looks of the policy, timers, abort listeners).
  */
 import { ITEMS_IN_FLIGHT } from '../../../../../nodes/OutreachAutomation/routing/route';
-import { normalizeBaseUrl } from '../../../../../nodes/OutreachAutomation/transport/baseUrl';
+import {
+	normalizeBaseUrl,
+	windowKey,
+} from '../../../../../nodes/OutreachAutomation/transport/baseUrl';
 import {
 	peekMechanics,
 	peekWindow,
 	resetRateLimitState,
 	systemClock,
 	useClock,
-	windowKey,
 } from '../../../../../nodes/OutreachAutomation/transport/pacing';
 import { heapWatch } from '../../../../engine/heap';
 import { runNode } from '../../../../engine/harness';
