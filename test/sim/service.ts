@@ -55,6 +55,13 @@ export class Service {
 	readonly limited: number[];
 	/** 429s answered in a window whose limit changed while it was open. */
 	excusedByChange = 0;
+	/**
+	 * 429s to requests sent before their process (its host) had any answer: no pacing could have known
+	 * of the others then. Reported beside the goal, not excused by it.
+	 */
+	limitedBeforeAnswer = 0;
+	/** Per host: when its first answer (any, a timeout included) came. */
+	private readonly firstAnswer = new Map<number, number>();
 	readonly timeline: TimelineEntry[] | undefined;
 	private readonly rng: Random;
 
@@ -179,15 +186,24 @@ export class Service {
 		const down = s.latency.min / 2 + this.rng.next() * s.latency.jitter + this.slowness();
 		const timeout = Number(options.timeout ?? 300_000);
 		this.note(process, item, () => 'send');
+		const host = s.processes[process].host ?? process;
+		const sentAt = this.clock.now();
+		const answered = () => {
+			if (!this.firstAnswer.has(host)) this.firstAnswer.set(host, this.clock.now());
+		};
 		return await new Promise<IN8nHttpFullResponse>((resolve, reject) => {
 			this.clock.at(this.freeAt(process, this.clock.now()) + up, () => {
 				const outcome = this.arrive(process, item);
-				const deliver = () =>
-					'answer' in outcome
-						? resolve(outcome.answer)
-						: reject((outcome as { error: Error }).error);
+				if ('answer' in outcome && outcome.answer.statusCode === 429)
+					if (!((this.firstAnswer.get(host) ?? Infinity) <= sentAt)) this.limitedBeforeAnswer++;
+				const deliver = () => {
+					answered();
+					if ('answer' in outcome) resolve(outcome.answer);
+					else reject((outcome as { error: Error }).error);
+				};
 				if ('hung' in outcome) {
 					this.clock.at(this.clock.now() - up + timeout, () => {
+						answered();
 						this.note(process, item, () => 'timeout');
 						const error = Object.assign(new Error(`timeout of ${timeout}ms exceeded`), {
 							code: 'ECONNABORTED',

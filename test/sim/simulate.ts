@@ -17,6 +17,8 @@ export interface ScenarioResult {
 	requests: number;
 	rateLimited: number;
 	rateLimitedAll: number;
+	/** Of `rateLimitedAll`: 429s to requests sent before their process had any answer (not excused). */
+	rateLimitedBeforeAnswer: number;
 	wallMs: number;
 	floorMs: number;
 	lost: number;
@@ -166,6 +168,7 @@ function check(
 		requests,
 		rateLimited,
 		rateLimitedAll,
+		rateLimitedBeforeAnswer: service.limitedBeforeAnswer,
 		wallMs: Math.round(wallMs),
 		floorMs: Math.round(floor),
 		lost,
