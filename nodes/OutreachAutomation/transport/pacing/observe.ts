@@ -9,6 +9,14 @@ import type { Slot, Window } from './window';
 
 type Told = RateLimitHeaders & { remaining: number };
 
+/** One answer as read: the request it answers, what it said, its status, when it came. */
+interface Answer<T = RateLimitHeaders> {
+	slot: Slot;
+	told: T;
+	status: number | undefined;
+	now: number;
+}
+
 /** A window holding fewer requests than this per process on the key: their probes may fill it. */
 const CROWDED_SHARE = 2;
 
@@ -32,8 +40,9 @@ export function observeAnswer(
 	}
 	if (status === 429 && current && !window.unpaced) countRefusal(window, slot);
 	if (headers !== undefined && current) {
-		if (told.remaining === undefined) noticeNoHeaders(window, slot, status, now);
-		else observeWindow(window, slot, told as Told, status, now);
+		const answer = { slot, told, status, now };
+		if (told.remaining === undefined) noticeNoHeaders(window, answer);
+		else observeWindow(window, answer as Answer<Told>);
 	}
 	if (headers !== undefined && !current && status !== 429 && told.remaining !== undefined)
 		observeStraggler(window, slot, told as Told);
@@ -72,12 +81,7 @@ function countRefusal(window: Window, slot: Slot): void {
  * Only the service's own answer to a probe (not a 429 or 5xx a proxy may send) says it sends no
  * rate-limit headers; requests are then paced by span.ts until they return.
  */
-function noticeNoHeaders(
-	window: Window,
-	slot: Slot,
-	status: number | undefined,
-	now: number,
-): void {
+function noticeNoHeaders(window: Window, { slot, status, now }: Answer): void {
 	const answered = status === undefined || (status < 500 && status !== 429);
 	if (!slot.probe || !answered || window.unpaced) return;
 	window.unpaced = true;
@@ -87,13 +91,8 @@ function noticeNoHeaders(
 }
 
 /** An answer of this window with the server's figures. */
-function observeWindow(
-	window: Window,
-	slot: Slot,
-	told: Told,
-	status: number | undefined,
-	now: number,
-): void {
+function observeWindow(window: Window, answer: Answer<Told>): void {
+	const { slot, told, status, now } = answer;
 	window.unpaced = false;
 	if (slot.coarseTest) window.reset.learn(slot.coarseTest, status, told);
 	window.learnLimit(told);
@@ -104,7 +103,7 @@ function observeWindow(
 		const joined =
 			window.reset.ended === undefined ||
 			(told.resetAt !== undefined && !window.reset.namesLaterThanEnded(told));
-		openWindow(window, told, status, sure, now);
+		openWindow(window, answer, sure);
 		window.share.started(window.remaining ?? 0, joined, window.limitSeen(told));
 		if (status !== 429) window.probeAnswered(slot.sentAt);
 	} else if (
@@ -114,7 +113,7 @@ function observeWindow(
 	) {
 		// The server started a new window before the one we knew ended: take it as a probe would have.
 		window.roll();
-		openWindow(window, told, status, sure, now);
+		openWindow(window, answer, sure);
 	} else if (window.remaining !== undefined) {
 		// What the server has left less own requests it counts after this one bounds the own count.
 		const left = told.remaining - window.sentAfter(slot);
@@ -131,13 +130,7 @@ function observeWindow(
 }
 
 /** Takes a window as told (one less than the limit: this request opened it, about now). */
-function openWindow(
-	window: Window,
-	told: Told,
-	status: number | undefined,
-	sure: number,
-	now: number,
-): void {
+function openWindow(window: Window, { told, status, now }: Answer<Told>, sure: number): void {
 	window.reset.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
 	window.share.carry(window.stragglers());
 	window.remaining = Math.max(0, sure);
