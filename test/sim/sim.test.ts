@@ -94,6 +94,17 @@ describe('the simulator', () => {
 		expect(result.requests).toBeLessThan(2 * result.items);
 	});
 
+	it('without headers, processes that share a key converge on equal shares and use the limit: seed 17 (2 processes, 100 per 10 s)', async () => {
+		// Until 2026-11-27 a 429 set the budget to what passed before it and clean spans raised it by a
+		// tenth of itself: the split the first 429 left (6 to 28) held, 60% of the limit used, one process
+		// starved. Now each spreads its span, every clean span adds the same step and every 429 takes 15%.
+		const { result, measures } = await runScenario(17);
+		expect(scenarioOf(17)).toMatchObject({ kind: 'headerless', processes: [{}, {}] });
+		expect(result.violations).toEqual([]);
+		expect(result).toMatchObject({ lost: 0, duplicated: 0 });
+		expect(measures.used).toBeGreaterThanOrEqual(0.85);
+	});
+
 	it('without X-RateLimit-Limit, processes that start together do not each take the window for their own: seed 767 (64 processes, 1,000 a second, a foreign client)', async () => {
 		// Until 2026-11-28 a process took its first answer's remaining + 1 for the limit, so the fall from
 		// it showed no one else, and slow start began at a sixteenth of what was left: 64 processes sent

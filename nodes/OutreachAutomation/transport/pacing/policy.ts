@@ -45,7 +45,7 @@ export function decide(window: Window, now: number, waiting: number): Decision {
 		if (sure > 0 && window.share.alone()) return { change: 'resume', remaining: sure };
 		return waitUntil(window.resetAt ?? now + LOOK_AGAIN_MS, now);
 	}
-	if (window.unpaced) return unpaced(window, now);
+	if (window.unpaced) return unpaced(window, now, waiting);
 	// One probe opens a window; the others wait for what it is told.
 	if (window.remaining === undefined) {
 		if (window.probing !== undefined) return {};
@@ -55,13 +55,16 @@ export function decide(window: Window, now: number, waiting: number): Decision {
 }
 
 /** A server without rate-limit headers: a budget per span, learnt from 429s (span.ts). */
-function unpaced(window: Window, now: number): Decision {
+function unpaced(window: Window, now: number, waiting: number): Decision {
 	const span = window.span;
 	// Until a 429 has taught the limit, grow as slow start does rather than burst the assumed one.
 	if (!span.learnt && window.inFlightNow() >= window.share.cwnd) return {};
-	const opens = now >= span.end();
-	if (opens || span.hasRoom()) return { grant: 'span', opens };
-	return waitUntil(span.start + span.spanMs, now);
+	if (now >= span.end()) return { grant: 'span', opens: true };
+	if (!span.hasRoom()) return waitUntil(span.start + span.spanMs, now);
+	// More to send than the span has room for: spread it (span.ts).
+	if (span.learnt && waiting > span.budget - span.sent && now < span.spreadAt())
+		return { at: span.spreadAt() };
+	return { grant: 'span', opens: false };
 }
 
 /** A window whose `remaining` is known, alone on the key or shared with others (share.ts). */

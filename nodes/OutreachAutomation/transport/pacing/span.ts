@@ -1,14 +1,18 @@
 /**
  * Pacing without rate-limit headers: a budget per span of time, from the documented limit, learnt from
- * each 429 (what passed in the span before it, until when it says to wait). A span opens with its first
- * request, as a server's window does. After a clean full span the budget grows by a tenth; each growth
- * a 429 proves wrong doubles the clean spans the next waits for, so a limit found stays found. A 429
- * naming no time is waited out by the whole key, the wait found by doubling, one request going first.
+ * 429s. A span opens with its first request, as a server's window does. The first 429 sets the budget
+ * to what passed in the span before it and the span to at least the time until its `Retry-After`.
+ * After that the budget grows by a fixed step after each full span without a 429 and shrinks by a
+ * fixed ratio at each 429 (AIMD): processes that share the key and see only their own 429s converge on
+ * equal shares. A 429 naming no time is waited out by the whole key, the wait found by doubling, one
+ * request going first.
  */
 import { ASSUMED_RATE_LIMIT, ASSUMED_WINDOW_MS } from '../constants';
 
-/** However often growth failed, it is tried again after this many clean spans (the limit may rise). */
-const MAX_GROW_EVERY = 32;
+/** At a 429 the budget keeps this part of itself: the others' shares and a lower limit fit again. */
+const SHRINK = 0.85;
+/** The budget grows by this part of the first learnt one after each clean full span. */
+const GROW_PART = 1 / 12;
 /** A span learnt from a 429 is never taken shorter than this (a Retry-After names whole seconds). */
 const MIN_SPAN_MS = 1000;
 /** A guessed wait that proved long enough is tried this much shorter next time (settles near the span). */
@@ -24,11 +28,11 @@ export class Span {
 	passed = 0;
 	limited = false;
 	open = false;
-	/** Clean full spans before the budget may grow again, and how many have passed since. */
-	private growEvery = 1;
-	private clean = 0;
-	/** Whether the running span's budget was just grown (a 429 in it proves that growth wrong). */
-	private grown = false;
+	/**
+	 * What a clean full span adds: the same for every process on the key, as near as they can tell, so
+	 * growth evens out their shares while shrinking keeps the ratio.
+	 */
+	private step = 1;
 	/** How long a 429 that names no time is waited out (doubled while such waits prove too short). */
 	private guessMs = MIN_SPAN_MS;
 	/** After such a wait the span's end is a guess: one request goes first, the rest once it passes. */
@@ -41,12 +45,7 @@ export class Span {
 
 	/** Opens a span with the request about to be sent. */
 	openAt(now: number): void {
-		this.grown = false;
-		if (this.open && !this.limited && this.sent >= this.budget && ++this.clean >= this.growEvery) {
-			this.budget += Math.max(1, Math.floor(this.budget / 10));
-			this.clean = 0;
-			this.grown = true;
-		}
+		if (this.open && !this.limited && this.sent >= this.budget) this.budget += this.step;
 		this.start = now;
 		this.sent = 0;
 		this.passed = 0;
@@ -56,6 +55,15 @@ export class Span {
 
 	hasRoom(): boolean {
 		return this.sent < (this.unsure ? 1 : this.budget);
+	}
+
+	/**
+	 * When the span's next request may go if it has more to send than room: spread evenly, so every
+	 * process on the key meets the server's limit near the window's end, and each shrinks (a burst at
+	 * the span's start would leave the 429s to whoever starts later).
+	 */
+	spreadAt(): number {
+		return this.start + (this.sent * this.spanMs) / this.budget;
 	}
 
 	/** A request of the running span is sent. */
@@ -85,14 +93,17 @@ export class Span {
 		return now + this.guessMs;
 	}
 
-	/** A 429: the budget is what passed, the span ends at `until`; its burst's later 429s push it. */
+	/** A 429: the budget shrinks (see SHRINK), the span ends at `until`; later 429s push that. */
 	learn(until: number): void {
 		if (this.open) {
-			if (this.grown) this.growEvery = Math.min(MAX_GROW_EVERY, this.growEvery * 2);
-			this.grown = false;
-			this.clean = 0;
-			if (this.passed > 0) this.budget = this.passed;
-			this.spanMs = Math.max(MIN_SPAN_MS, until - this.start);
+			// A span is at least as long as the server's window is known to be: one too short opens in it.
+			const known = this.learnt ? this.spanMs : 0;
+			this.spanMs = Math.max(MIN_SPAN_MS, until - this.start, known);
+			if (this.learnt) this.budget = Math.max(1, Math.floor(SHRINK * this.budget));
+			else {
+				if (this.passed > 0) this.budget = this.passed;
+				this.step = Math.max(1, Math.round(this.budget * GROW_PART));
+			}
 			this.open = false;
 			this.learnt = true;
 		}

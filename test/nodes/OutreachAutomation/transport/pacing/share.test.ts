@@ -291,21 +291,37 @@ describe('a server without rate-limit headers', () => {
 		return span.budget;
 	}
 
-	it('learns the limit from a 429, and tries more again only after clean spans that double with each failure', () => {
+	it('learns the limit from a 429, then grows by a fixed step after each clean span and shrinks by a ratio at each 429', () => {
 		const span = new Span();
 		span.openAt(T);
 		for (let i = 0; i < 20; i++) span.passed++;
 		span.learn(T + 1000);
 		expect(span.budget).toBe(20);
 		expect(span.spanMs).toBe(1000);
-		// One clean span: grows by a tenth.
+		// One clean span: grows by a twelfth of the first budget learnt (2), the same step every time.
 		expect(cleanSpans(span, 1, T + 1000)).toBe(22);
-		// That growth met a 429 after 20: back to 20, and the next growth waits for two clean spans.
-		span.passed = 20;
-		span.learn(T + 3000);
-		expect(span.budget).toBe(20);
-		expect(cleanSpans(span, 1, T + 3000)).toBe(20);
-		expect(cleanSpans(span, 1, T + 5000)).toBe(22);
+		expect(cleanSpans(span, 1, T + 2000)).toBe(24);
+		// A 429: the budget keeps 85% of itself, whatever passed (another process may have taken the rest).
+		span.passed = 5;
+		span.learn(T + 4000);
+		expect(span.budget).toBe(Math.floor(0.85 * 24));
+		expect(cleanSpans(span, 1, T + 4000)).toBe(Math.floor(0.85 * 24) + 2);
+		// A 429 whose wait ends sooner than the span learnt does not make the span shorter.
+		span.learn(T + 5500);
+		expect(span.spanMs).toBe(1000);
+	});
+
+	it('spreads a span when more waits than it has room for, so processes sharing a key meet its end alike', () => {
+		const span = new Span();
+		span.openAt(T);
+		span.passed = 10;
+		span.learn(T + 1000);
+		span.openAt(T + 1000);
+		expect(span.spreadAt()).toBe(T + 1000);
+		span.take();
+		span.take();
+		// Two of ten sent: the third goes a fifth into the span.
+		expect(span.spreadAt()).toBe(T + 1000 + 200);
 	});
 
 	it('waits out a 429 that names no time as a key, doubling while the wait proves too short, and sends one request first after it', () => {
