@@ -295,8 +295,8 @@ describe('the action node against server variants', () => {
 		expect(stats.creates.lead).toBe(300);
 		expect(stats.duplicateCreates).toBe(0);
 		// The first burst (the documented 100 at once) meets the real limit (80 429s); then the pace is
-		// learnt, and only the tenth added after a clean span meets it again (169 before spans opened
-		// with their first request).
+		// learnt, and only the step added after clean spans meets it again now and then (169 before
+		// spans opened with their first request).
 		expect(stats.rateLimited).toBeLessThanOrEqual(130);
 	}, 120_000);
 
@@ -313,7 +313,7 @@ describe('the action node against server variants', () => {
 		expect(stats.creates.lead).toBe(100);
 		expect(stats.duplicateCreates).toBe(0);
 		// The key waits such a 429 out as a whole, and one request tries the server before the rest go:
-		// 24 429s here (most while slow start first meets the limit). Until 2026-11-27 each request retried
+		// 23 429s here (most while slow start first meets the limit). Until 2026-11-27 each request retried
 		// on its own half-second backoff and the span took that as its length: 64-84.
 		process.stdout.write(`[variants] no Retry-After: ${stats.rateLimited} 429s for 100 creates\n`);
 		expect(stats.rateLimited).toBeLessThanOrEqual(30);
