@@ -1,10 +1,10 @@
 /**
- * A virtual clock for the pacing's clock seam (nodes/.../pacing/clock.ts): time moves only from one
+ * A virtual clock for the pacing's clock seam (nodes/.../transport/clock.ts): time moves only from one
  * scheduled event to the next, and after each event every promise reaction it caused runs before the
  * next event (as Node runs the microtasks after each timer). Events at the same instant run in the order
  * they were scheduled. With a seeded random source, a run is the same every time, request for request.
  */
-import type { Clock } from '../../nodes/OutreachAutomation/transport/pacing';
+import type { Clock } from '../../nodes/OutreachAutomation/transport/clock';
 import { Random } from '../sandbox/random';
 
 interface Event {

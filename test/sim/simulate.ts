@@ -3,7 +3,8 @@
  * the virtual clock, and checks the invariants of issue #38 on what happened (see docs/rate-limits.md,
  * "The simulator").
  */
-import { resetRateLimitState, useClock } from '../../nodes/OutreachAutomation/transport/pacing';
+import { useClock } from '../../nodes/OutreachAutomation/transport/clock';
+import { resetRateLimitState } from '../../nodes/OutreachAutomation/transport/pacing';
 import { VirtualClock } from './clock';
 import { itemName, startProcess, type ProcessResult } from './process';
 import { floorMs, scenarioOf, type Scenario } from './scenario';

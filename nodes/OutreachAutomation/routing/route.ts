@@ -11,7 +11,7 @@ import { findOperation } from '../resources';
 import type { ItemRun, ItemRunner, Operation, Pipeline, ResourceTable } from '../resources/table';
 import { itemParameters, requiredId, type ItemParameters } from '../shared/parameters';
 import { metaCount, readFirstPage, readList } from '../transport/pages';
-import { pause } from '../transport/pacing';
+import { pause } from '../transport/clock';
 import type { ApiRequest } from '../transport/request';
 import { apiRequest, cancelSignal, windowKeyOf, withdrawWaits } from '../transport/request';
 import { WithdrawnError } from '../transport/errors';

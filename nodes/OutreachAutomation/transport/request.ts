@@ -30,16 +30,8 @@ import {
 	rateLimitError,
 	withdrawnError,
 } from './errors';
-import {
-	acquireSlot,
-	cancelSlot,
-	keyProgress,
-	markExhausted,
-	now as currentTime,
-	pause,
-	random,
-	releaseSlot,
-} from './pacing';
+import { now as currentTime, pause, random } from './clock';
+import { acquireSlot, cancelSlot, keyProgress, markExhausted, releaseSlot } from './pacing';
 import { gaveUpOnRateLimit, retriedAfter429, waitBegins, waitEnds } from './report';
 
 /** Every n8n context our nodes run requests from. */

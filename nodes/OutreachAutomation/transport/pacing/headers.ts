@@ -1,5 +1,5 @@
 /** Pure readers of an answer's rate-limit headers (Remaining, Limit, Reset, Retry-After, Date). */
-import { now as currentTime } from './clock';
+import { now as currentTime } from '../clock';
 
 export type HeaderBag = Record<string, unknown> | undefined;
 
@@ -60,10 +60,8 @@ const ABSURD_REMAINING = 1_000_000;
 /** A `Date` header names whole seconds, rounded down. */
 const DATE_RESOLUTION_MS = 1000;
 
-/**
- * How far the server's clock is ahead of ours, from its `Date` (0 when unknown or close): it stamped
- * that between `sentAt` and `now`, so only an offset outside that span (and the header's second) is skew.
- */
+/** How far the server's clock is ahead of ours by its `Date` (0 when unknown or close): stamped between
+ * `sentAt` and `now`, only an offset outside that span and the header's second is skew. */
 function serverClockOffset(headers: HeaderBag, now: number, sentAt = now): number {
 	const date = Date.parse(header(headers, 'date') ?? '');
 	if (Number.isNaN(date)) return 0;

@@ -1,16 +1,13 @@
 /**
- * Rate-limit pacing, shared by every request of this process on one credential. A process knows its
- * own requests and what each answer says (`X-RateLimit-Remaining`, the reset, or nothing); it cannot
- * see other processes on the key and shares no memory with them.
- *
- * Each answer is read once (observe.ts) into what the window knows (window.ts): others on the key
- * (share.ts), a headerless server's limit (span.ts), how a whole-second reset is rounded. Requests
- * wait in one queue per key (queue.ts); whenever an answer comes, a request finds the queue empty or
- * the key's one timer rings, the pump asks the policy (policy.ts) about the head only and carries out
- * its decision. After every reset one probe goes first and the others wait for what it is told.
+ * Rate-limit pacing, shared by every request of this process on one credential. A process knows its own
+ * requests and what each answer says; it cannot see other processes on the key and shares no memory
+ * with them. Each answer is read once (observe.ts) into what the window knows (window.ts). Requests wait
+ * in one queue per key (queue.ts); when an answer comes, a request finds the queue empty or the key's
+ * one timer rings, the pump asks the policy (policy.ts) about the head and carries out its decision.
+ * After every reset one probe goes first and the others wait for what it is told.
  */
 import { WINDOW_IDLE_EXPIRY_MS } from '../constants';
-import { now as currentTime } from './clock';
+import { now as currentTime } from '../clock';
 import type { HeaderBag } from './headers';
 import { observeAnswer, observeRefusal } from './observe';
 import { decide, type Decision } from './policy';
@@ -18,8 +15,6 @@ import { Alarm, SlotQueue } from './queue';
 import { Window, type Slot } from './window';
 
 export { parseResetHeader, parseRetryAfter, readRateLimitHeaders } from './headers';
-export { pause } from './queue';
-export { now, random, systemClock, useClock, type Clock } from './clock';
 export type { Slot } from './window';
 
 /** A timer this late says the process was busy: answers may wait to be read, so none is hung yet. */
@@ -39,10 +34,8 @@ class Key {
 		return this.queue.size === 0 && this.window.quiet;
 	}
 
-	/**
-	 * Grants slots to the head while the policy allows, then sets the timer for the next look (or
-	 * none: an answer will come). Only a timer on time gives up on hung requests.
-	 */
+	/** Grants slots to the head while the policy allows, then sets the timer for the next look (none:
+	 * an answer will come). Only a timer on time gives up on hung requests. */
 	pump(expireHung = false): void {
 		const window = this.window;
 		if (expireHung) window.expireHung(currentTime());
@@ -128,8 +121,7 @@ export function peekWindow(key: string): Window | undefined {
 /** For tests: a key's waiting requests, and the executions listening for a Stop among them. */
 export function peekMechanics(key: string): { listeners: number; queued: number } | undefined {
 	const found = keys.get(key);
-	if (!found) return undefined;
-	return { listeners: found.queue.listeners(), queued: found.queue.size };
+	return found && { listeners: found.queue.listeners(), queued: found.queue.size };
 }
 
 /** For tests: how many windows are remembered. */
@@ -137,10 +129,8 @@ export function rememberedWindows(): number {
 	return keys.size;
 }
 
-/**
- * Waits for this request's turn and a slot the window allows; undefined once `signal` aborts. A slot
- * with `tooLongUntil` says the wait would be longer than we may wait.
- */
+/** Waits for this request's turn and a slot; undefined once `signal` aborts. A slot with
+ * `tooLongUntil` says the wait would be longer than we may wait. */
 export async function acquireSlot(name: string, signal?: AbortSignal): Promise<Slot | undefined> {
 	if (signal?.aborted) return undefined;
 	const key = keyFor(name);

@@ -1,7 +1,7 @@
 /**
- * What one answer teaches a key's window: the server's figures, a window the server started early, a
- * 429 that says someone else took the room, a server without headers, a late answer of an earlier
- * window. The only writer of what answers tell; the key's pump (index.ts) looks at its queue after.
+ * What one answer teaches a key's window: the server's figures, a window started early, a 429 that
+ * says someone else took the room, a server without headers, a late answer of an earlier window. The
+ * only writer of what answers tell; the key's pump (index.ts) looks at its queue after.
  */
 import { readRateLimitHeaders, type HeaderBag, type RateLimitHeaders } from './headers';
 import { WHOLE_SECOND_MS } from './reset';
@@ -50,11 +50,9 @@ export function observeAnswer(
 		window.share.closeNow();
 }
 
-/**
- * An answer that took far longer than answers take tells of the window as it was: unless surely alone,
- * one request goes and the next only after its answer (else a stalled process spends, on old figures,
- * what others took meanwhile). Read before this answer counts in the usual answer time.
- */
+/** An answer far later than answers take tells of the window as it was: unless surely alone, one
+ * request goes and the next only after its answer (else a stalled process spends, on old figures, what
+ * others took meanwhile). Read before this answer counts in the usual answer time. */
 function noticeStale(window: Window, slot: Slot, headers: HeaderBag, now: number): void {
 	if (window.refreshFrom !== undefined) {
 		if (slot.seq > window.refreshFrom) window.refreshFrom = undefined;
@@ -67,20 +65,16 @@ function noticeStale(window: Window, slot: Slot, headers: HeaderBag, now: number
 		window.refreshFrom = window.lastSeq();
 }
 
-/**
- * A 429 of this window: to a probe, or an overrun (sent with room counted, not one of the last), says
- * others are on the key; any other, that the server had none left.
- */
+/** A 429 of this window to a probe, or an overrun (sent with room counted, not one of the last),
+ * says others are on the key; any other, that the server had none left. */
 function countRefusal(window: Window, slot: Slot): void {
 	if (slot.probe && !slot.coarseTest) window.share.crowded();
 	else if ((window.remaining ?? 0) > 0 && !slot.last) window.share.overrun(slot.seq);
 	else window.share.spent(slot.seq);
 }
 
-/**
- * Only the service's own answer to a probe (not a 429 or 5xx a proxy may send) says it sends no
- * rate-limit headers; requests are then paced by span.ts until they return.
- */
+/** Only the service's own answer to a probe (not a 429 or 5xx a proxy may send) says it sends no
+ * rate-limit headers; requests are then paced by span.ts until they return. */
 function noticeNoHeaders(window: Window, { slot, status, now }: Answer): void {
 	const answered = status === undefined || (status < 500 && status !== 429);
 	if (!slot.probe || !answered || window.unpaced) return;
@@ -152,21 +146,16 @@ function observeStraggler(window: Window, slot: Slot, told: Told): void {
 	);
 }
 
-/**
- * A probe refused in a window that began after the one that ended (not one sent a moment too early),
- * where so many share the key that their probes alone may fill it: others spent it first.
- */
+/** A probe refused in a window that began after the one that ended (not sent a moment too early),
+ * where so many share the key that their probes alone may fill it: others spent it first. */
 function crowded(window: Window, told: RateLimitHeaders, slot: Slot | undefined): boolean {
 	if (!slot?.probe || slot.coarseTest || slot.epoch !== window.epoch) return false;
 	if (window.limit >= CROWDED_SHARE * window.share.sharers) return false;
 	return window.reset.ended === undefined || window.reset.namesLaterThanEnded(told);
 }
 
-/**
- * A 429: the window is spent until its Retry-After or reset (`fallback` when it names neither or a time
- * past). Returns that time (undefined when it speaks of an ended window only), and whether others spent
- * the window before this process's probe (see `crowded`).
- */
+/** A 429: the window is spent until its Retry-After or reset (`fallback` when it names neither or a
+ * time past). Returns that time (undefined: it speaks of an ended window only) and `crowded`. */
 export function observeRefusal(
 	window: Window,
 	headers: HeaderBag,

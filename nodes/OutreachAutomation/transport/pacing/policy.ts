@@ -1,7 +1,5 @@
-/**
- * When the head of a key's queue may go: read from what the window knows, the policy answers with
- * what to do (grant, take a sure figure, look again when); the pump (index.ts) carries it out.
- */
+/** When the head of a key's queue may go: from what the window knows, what to do (grant, take a sure
+ * figure, look again when); the pump (index.ts) carries it out. */
 import { MAX_SINGLE_WAIT_MS } from '../constants';
 import { WHOLE_SECOND_MS } from './reset';
 import type { Window } from './window';
@@ -32,10 +30,8 @@ function waitUntil(until: number, now: number): Decision {
 	return until - now > MAX_SINGLE_WAIT_MS ? { tooLongUntil: until } : { at: until };
 }
 
-/**
- * What to do about the head of the queue; it changes nothing (but the lot a shared window's last
- * requests go by, drawn once per own answer). `waiting`: own requests queued, the head included.
- */
+/** What to do about the head; changes nothing but the lot for a window's last requests (drawn once
+ * per own answer). `waiting`: own requests queued, the head included. */
 export function decide(window: Window, now: number, waiting: number): Decision {
 	if (window.remaining !== undefined && window.remaining <= 0) {
 		// Answers out of order can take the own count to 0 early: with none of this window in flight,

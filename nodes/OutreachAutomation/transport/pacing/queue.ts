@@ -1,9 +1,6 @@
-/**
- * Waiting: a FIFO queue per key, and its one timer. Arrival and grant cost O(1); a cancelled
- * execution's waiters leave at once (one abort listener per execution); served ones leave nothing.
- */
-import { now as currentTime, sleepFor } from './clock';
-
+/** A FIFO queue per key and its one timer. Arrival and grant cost O(1); a cancelled execution's
+ * waiters leave at once (one abort listener per execution); served ones leave nothing. */
+import { now as currentTime, sleepFor } from '../clock';
 import type { Slot } from './window';
 
 export interface Waiter {
@@ -119,26 +116,5 @@ export class Alarm {
 		this.controller?.abort();
 		this.controller = undefined;
 		this.at = undefined;
-	}
-}
-
-/** `sleep` that ends at once when `signal` aborts and leaves neither listener nor timer behind. */
-export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
-	if (signal?.aborted) return;
-	const timer = new AbortController();
-	let onAbort: (() => void) | undefined;
-	const aborted = new Promise<void>((resolve) => {
-		onAbort = () => {
-			timer.abort();
-			resolve();
-		};
-		signal?.addEventListener('abort', onAbort, { once: true });
-	});
-	try {
-		await Promise.race([sleepFor(Math.max(0, ms), timer.signal).catch(() => undefined), aborted]);
-	} finally {
-		signal?.removeEventListener('abort', onAbort!);
-		// Settles the race's other side, so no reaction is left waiting on it.
-		onAbort!();
 	}
 }

@@ -1,10 +1,9 @@
 /**
- * How the key's server names its resets, and so where a window it names ends. Exact instants are
- * waited out with a small margin. A reset named in whole seconds may be rounded either way: one probe
- * at the named second tests it (a fresh window: rounded up; a 429 or the old window: down, and such
- * resets are waited out a second past the named one). On a server that rounds up, a window this
+ * Where a window the server names ends. Exact instants are waited out with a small margin. A reset in
+ * whole seconds may be rounded either way: one probe at the named second tests it (a fresh window:
+ * rounded up; a 429 or the old window: down, waited out a second past). Rounded up, a window this
  * process opened is tested once at whole seconds after it opened; if that holds, such windows end
- * there (often most of a second before the named one). Each test costs at most one 429.
+ * there (often most of a second early). Each test costs at most one 429.
  */
 import { RESET_MARGIN_MS } from '../constants';
 import type { RateLimitHeaders } from './headers';

@@ -1,16 +1,13 @@
 /**
- * How much of a key's window this process may take when others draw on the same key. It sees only the
- * `remaining` of its own answers: every step of its fall not taken by an own request was someone
- * else's, and a 429 it did not expect says the server had none left.
- *
- * `sharers` is how many processes like this one the key's traffic amounts to ((others + own) / own over
- * the last whole window; at least 2 once anyone else showed). Each process keeps at most
- * left / (1 + 2 (sharers - 1)) in flight: each sees the others one answer late, and with that margin
- * they slow down together as the window empties. Until a whole window has shown it alone (and again
- * after a 429 it did not expect), a process grows its requests in flight by slow start, so processes
- * started together find each other before any bursts.
+ * How much of a key's window this process may take when others draw on it. It sees only its own
+ * answers' `remaining`: each step of the fall not taken by an own request was someone else's.
+ * `sharers`: how many processes like this one the key's traffic amounts to (all / own over the last
+ * whole window). Each keeps at most left / (1 + 2 (sharers - 1)) in flight: each sees the others one
+ * answer late, and with that margin they slow down together as the window empties. Until a window has
+ * shown it alone (and after an unexpected 429), a process grows by slow start, so processes started
+ * together find each other before any bursts.
  */
-import { random } from './clock';
+import { random } from '../clock';
 
 /** Fewer own answers in a window than this measure too little to set the estimate. */
 const MIN_OWN_ANSWERS = 2;
@@ -25,10 +22,9 @@ const INITIAL_FRACTION = 1 / 16;
 /** Past about one request each per window, more sharers are not told apart. */
 const MAX_SHARERS = 64;
 /**
- * Up to this many sharers each takes one of the last requests of a window even when fewer are left
- * (an unused slot can cost a whole window at a run's end; one too many meets one 429), while those
- * 429s stay within ONE_EACH_MAX_429_SHARE of the limit. More draw lots, won with 1 / LOT_MARGIN of the
- * chance their figure gives, because the others have sent since that figure was told.
+ * Up to this many sharers (while their 429s stay within 5% of the limit) each takes one of a window's
+ * last requests even when fewer are left: an unused slot can cost a whole window, one too many one 429.
+ * More draw lots, won with a third of the chance their figure gives (others sent since it was told).
  */
 const ONE_EACH_UP_TO = 4;
 const ONE_EACH_MAX_429_SHARE = 0.05;
@@ -42,10 +38,10 @@ interface Mark {
 }
 
 /**
- * One window as own answers showed it: the highest and lowest `remaining` told and to which own
- * requests (by order of sending). The server counts in about the order sent, so the own requests sent
- * between two answers are the own part of the fall between them; the rest is others'. Once the limit
- * is known the fall counts from it, so what others spent before the first own answer shows too.
+ * One window as own answers showed it: the highest and lowest `remaining` told, and to which own
+ * requests. The server counts in about the order sent, so own requests sent between two answers are
+ * the own part of the fall between them; the rest is others'. The fall counts from the limit once
+ * known, so what others spent before the first own answer shows too.
  */
 class Tally {
 	private highest: Mark | undefined;
@@ -58,17 +54,13 @@ class Tally {
 	carriedAll = false;
 	/** The limit at the window's first answer (a server may change it between windows). */
 	private limit = 0;
-	/**
-	 * Joined after others spent part of the window: measured at its end for the next window, the fall
-	 * counts from the first own answer (those others may have finished); while it lasts, from the limit.
-	 */
+	/** Joined after others spent part of the window: measured for the next window, the fall counts
+	 * from the first own answer (those others may have finished); while it lasts, from the limit. */
 	joined = false;
 	private newest: Mark | undefined;
 
-	/**
-	 * Adds an own answer; returns whether it showed others since the one before. `sentWith`: the last
-	 * own request sent at once with it (the server may have counted those first).
-	 */
+	/** Adds an own answer; whether it showed others since the one before. `sentWith`: the last own
+	 * request sent at once with it (the server may have counted those first). */
 	add(remaining: number, seq: number, limit: number, sentWith = seq): boolean {
 		if (this.answers === 0) this.limit = limit;
 		const before = this.newest ?? { remaining: this.limit - this.carried, seq: seq - 1 };
@@ -92,10 +84,9 @@ class Tally {
 	}
 
 	/**
-	 * All requests counted over own requests counted, from the limit (or the highest answer) down to
-	 * the lowest, with `inFlight` own requests unanswered. `sure`: 1 while own requests can explain the
-	 * fall with `tolerated` steps to spare (a request of the window before, counted late); undefined
-	 * until there is a fall. `measuring`: for the next window (see `joined`).
+	 * All requests counted over own ones, from the limit (or highest answer) down to the lowest, with
+	 * `inFlight` own unanswered; undefined until there is a fall. `sure`: 1 while own requests explain the
+	 * fall with `tolerated` to spare (a late-counted request of the window before). `measuring`: see `joined`.
 	 */
 	sharers(inFlight: number, sure = true, tolerated = 1, measuring = false): number | undefined {
 		if (!this.highest || !this.lowest) return undefined;
@@ -104,8 +95,8 @@ class Tally {
 		const all = top - this.lowest.remaining - this.carried;
 		if (all <= 0) return undefined;
 		const answered = fromLimit ? this.answers : this.answers - 1;
-		// In flight and counted by the lowest answer: those sent before it or with it, never later
-		// (counting those would hide as many of others' requests).
+		// Own in flight counted by the lowest answer: sent before or with it, never later (that would
+		// hide as many of others').
 		const last = this.lowest.sentWith ?? this.lowest.seq;
 		const bySeq = fromLimit
 			? last - Math.min(this.firstSeq, this.lowest.seq) + 1
@@ -174,11 +165,8 @@ export class Share {
 		this.tally.carriedAll = true;
 	}
 
-	/**
-	 * An answer to own request `seq` of an earlier window (`ofEndedWindow`: the last one), and where
-	 * the server counted it: here, part of this window's fall that is not others'; in the ended window,
-	 * carried here for nothing, and part of that window's measure.
-	 */
+	/** An answer to own request `seq` of an earlier window (`ofEndedWindow`: the last one), counted
+	 * here (part of this fall that is not others') or in the ended window (part of its measure). */
 	stragglerAnswered(
 		remaining: number,
 		seq: number,
@@ -194,10 +182,8 @@ export class Share {
 		if (ofEndedWindow) this.closing?.add(remaining, seq, this.limit);
 	}
 
-	/**
-	 * The window's probe was answered with `left`; `joined`: see Tally.joined. Slow start takes its
-	 * first step only from a limit it knows: one guessed from this answer hides everyone who came first.
-	 */
+	/** The probe was answered with `left`; `joined`: see Tally.joined. Slow start steps only from a
+	 * limit it knows: one guessed from this answer hides everyone who came first. */
 	started(left: number, joined = false, limitSeen = true): void {
 		if (joined) this.tally.joined = true;
 		if (this.cautious && limitSeen)
@@ -211,10 +197,8 @@ export class Share {
 		if (this.cautious && !others) this.cwnd++;
 	}
 
-	/**
-	 * Whether this process takes one of the last requests of the window (see ONE_EACH_UP_TO): one each
-	 * by the sharers of earlier windows (this window's live figure swings too far to decide it).
-	 */
+	/** Whether this process takes one of the window's last requests (see ONE_EACH_UP_TO), by the sharers
+	 * of earlier windows (this window's live figure swings too far to decide it). */
 	private drawLot(left: number, sharers: number): boolean {
 		const affordable = this.limit ? 1 + this.limit * ONE_EACH_MAX_429_SHARE : ONE_EACH_UP_TO;
 		if (this.sharers <= Math.min(ONE_EACH_UP_TO, affordable)) return true;
@@ -253,10 +237,8 @@ export class Share {
 		return Math.max(this.sharers, this.tally.sharers(inFlight) ?? 1) < ALONE;
 	}
 
-	/**
-	 * Own requests that may be in flight, given `left` (own in flight included): this process's share,
-	 * and while cautious no more than slow start allows. 0: the rest of this window is the others'.
-	 */
+	/** Own requests that may be in flight, given `left` (own in flight included): the share, capped by
+	 * slow start while cautious. 0: the rest of this window is the others'. */
 	allowance(left: number, inFlight: number, alone = false): number {
 		const sharers = alone ? 1 : this.current(inFlight);
 		let allowed = sharers < ALONE ? left : Math.floor(left / (1 + (sharers - 1) * SAFETY));

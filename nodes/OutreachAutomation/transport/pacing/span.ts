@@ -1,11 +1,10 @@
 /**
  * Pacing without rate-limit headers: a budget per span of time, from the documented limit, learnt from
  * 429s. A span opens with its first request, as a server's window does. The first 429 sets the budget
- * to what passed in the span before it and the span to at least the time until its `Retry-After`.
- * After that the budget grows by a fixed step after each full span without a 429 and shrinks by a
- * fixed ratio at each 429 (AIMD): processes that share the key and see only their own 429s converge on
- * equal shares. A 429 naming no time is waited out by the whole key, the wait found by doubling, one
- * request going first.
+ * to what passed before it and the span to at least its `Retry-After`; then the budget grows by a fixed
+ * step after each clean full span and shrinks by a ratio at each 429 (AIMD), so processes that see only
+ * their own 429s converge on equal shares. A 429 naming no time is waited out by the whole key (the wait
+ * found by doubling), one request going first.
  */
 import { ASSUMED_RATE_LIMIT, ASSUMED_WINDOW_MS } from '../constants';
 
@@ -28,10 +27,7 @@ export class Span {
 	passed = 0;
 	limited = false;
 	open = false;
-	/**
-	 * What a clean full span adds: the same for every process on the key, as near as they can tell, so
-	 * growth evens out their shares while shrinking keeps the ratio.
-	 */
+	/** What a clean full span adds: the same for every process on the key, as near as they can tell. */
 	private step = 1;
 	/** How long a 429 that names no time is waited out (doubled while such waits prove too short). */
 	private guessMs = MIN_SPAN_MS;
@@ -57,11 +53,8 @@ export class Span {
 		return this.sent < (this.unsure ? 1 : this.budget);
 	}
 
-	/**
-	 * When the span's next request may go if it has more to send than room: spread evenly, so every
-	 * process on the key meets the server's limit near the window's end, and each shrinks (a burst at
-	 * the span's start would leave the 429s to whoever starts later).
-	 */
+	/** With more to send than room, the next request's time: spread, so every process meets the limit
+	 * near the window's end and each shrinks (a burst would leave the 429s to whoever starts later). */
 	spreadAt(): number {
 		return this.start + (this.sent * this.spanMs) / this.budget;
 	}

@@ -1,9 +1,8 @@
 /**
- * What this process knows of one key's window: what the server last said (`remaining`, the reset), its
- * own requests in flight, and what it inferred: others on the key (Share), a headerless server's limit
- * (Span), how a whole-second reset is rounded (Reset).
+ * What this process knows of one key's window: what the server last said, its own requests in flight,
+ * and what it inferred: others on the key (Share), a headerless limit (Span), the reset's rounding (Reset).
  */
-import { now as currentTime, random } from './clock';
+import { now as currentTime, random } from '../clock';
 import type { RateLimitHeaders } from './headers';
 import { Reset, type Test } from './reset';
 import { Share } from './share';
@@ -26,33 +25,27 @@ export interface Slot {
 	burst?: { last: number };
 }
 
-/**
- * A shared window is spread to this long before its earliest end, so its last requests arrive in it:
- * at least 250 ms, else four answer times, at most 2 s (a timeout must not take the spread).
- */
+/** A shared window's spread ends this long before its earliest end, so its last requests land in it
+ * (at most 2 s: a timeout must not take the spread). */
 const SPREAD_MARGIN_MS = 250;
 const SPREAD_MARGIN_ANSWERS = 4;
 const SPREAD_MARGIN_MAX_MS = 2000;
-/**
- * A request unanswered for ten answer times, within 1 s (a busy process's pause) and 3 s (what one hung
- * request may cost the others), stops holding them: its slot counts as spent. Never before two answer
- * times (a probe given up too soon sends a second into the same window). Looks are rounded to a step.
- */
+/** A request unanswered for ten answer times, within 1 s (a busy process's pause) and 3 s (what one
+ * hung request may cost the others), counts as spent; never before two answer times (a probe given up
+ * too soon sends a second into the same window). */
 const HUNG_ANSWERS = 10;
 const HUNG_SLOW_ANSWERS = 2;
 const HUNG_MIN_MS = 1000;
 const HUNG_MAX_MS = 3000;
 const HUNG_LOOK_STEP_MS = 250;
 
-/** An answer that took four answer times and 250 ms tells of the window long ago: others may have spent it. */
+/** An answer this late tells of the window long ago: others may have spent it since. */
 const STALE_ANSWERS = 4;
 const STALE_MIN_MS = 250;
 
-/**
- * A probe refused because others spent the window first: more processes probe than it holds. The next
- * waits a random number of windows, drawn from twice as many after each such refusal (up to 2 ** 5),
- * from half as many after a probe that found half the window; never longer than 2 minutes.
- */
+/** A probe refused because others spent the window first: more probe than it holds. The next waits a
+ * random number of windows from a range doubled after each such refusal, halved after a probe that
+ * found half the window. */
 const MAX_CROWDING = 5;
 const MAX_SKIP_MS = 120_000;
 
@@ -69,10 +62,8 @@ export class Window {
 	/** When the window is over: the named reset, read as the server rounds it (`reset`). */
 	resetAt: number | undefined;
 	readonly reset = new Reset();
-	/**
-	 * The limit: `X-RateLimit-Limit`, else the most `remaining` + 1 told in this window and the one
-	 * before (a lowered limit is followed a window later). A probe told one less opened its window.
-	 */
+	/** `X-RateLimit-Limit`, else the most `remaining` + 1 told in this window and the one before (a
+	 * lowered limit is followed a window later). A probe told one less opened its window. */
 	limit = 0;
 	private mostSeen = 0;
 	private mostSeenBefore = 0;
@@ -162,10 +153,8 @@ export class Window {
 		return undefined;
 	}
 
-	/**
-	 * Gives up on requests unanswered too long: their slots count as spent, in this window only (a hung
-	 * service's requests would hold every window after); their answers, if they come, are still read.
-	 */
+	/** Gives up on requests unanswered too long: spent, in this window only (a hung service's would hold
+	 * every window after); their answers, if they come, are still read. */
 	expireHung(now: number): void {
 		const after = this.hungAfterMs();
 		for (const [seq, sent] of this.inFlight) {

@@ -13,9 +13,9 @@ import {
 	peekWindow,
 	releaseSlot,
 	resetRateLimitState,
-	useClock,
 	type Slot,
 } from '../../../../../nodes/OutreachAutomation/transport/pacing';
+import { useClock } from '../../../../../nodes/OutreachAutomation/transport/clock';
 import { SlotQueue } from '../../../../../nodes/OutreachAutomation/transport/pacing/queue';
 import { apiRequest } from '../../../../../nodes/OutreachAutomation/transport/request';
 import { windowKeyOf } from '../../../../../nodes/OutreachAutomation/transport/request';

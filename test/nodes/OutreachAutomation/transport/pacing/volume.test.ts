@@ -13,9 +13,8 @@ import {
 	peekMechanics,
 	peekWindow,
 	resetRateLimitState,
-	systemClock,
-	useClock,
 } from '../../../../../nodes/OutreachAutomation/transport/pacing';
+import { systemClock, useClock } from '../../../../../nodes/OutreachAutomation/transport/clock';
 import { heapWatch } from '../../../../engine/heap';
 import { runNode } from '../../../../engine/harness';
 import { startSandbox, type Sandbox } from '../../../../sandbox/server';

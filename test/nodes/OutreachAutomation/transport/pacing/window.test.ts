@@ -4,9 +4,8 @@ import {
 	peekWindow,
 	releaseSlot,
 	resetRateLimitState,
-	systemClock,
-	useClock,
 } from '../../../../../nodes/OutreachAutomation/transport/pacing';
+import { systemClock, useClock } from '../../../../../nodes/OutreachAutomation/transport/clock';
 import { Window } from '../../../../../nodes/OutreachAutomation/transport/pacing/window';
 
 describe('the shared window', () => {
