@@ -24,7 +24,7 @@ const STALLED_MS = 100;
 class Key {
 	readonly window = new Window();
 	readonly queue = new SlotQueue();
-	readonly alarm = new Alarm((lateMs) => this.pump(lateMs < STALLED_MS));
+	readonly alarm = new Alarm((lateMs) => this.look(lateMs < STALLED_MS));
 	/** Answers the service gave on their merits (not 429, not 5xx): the key moves. */
 	progress = 0;
 	/** Probes refused because others spent the window first: the key moves, through them. */
@@ -34,9 +34,27 @@ class Key {
 		return this.queue.size === 0 && this.window.quiet;
 	}
 
+	/**
+	 * Pumps the queue. Should the pacing itself fail, its waiting requests fail with the error rather
+	 * than wait for a look that would never come (a throw from the timer would reach no one).
+	 */
+	look(expireHung = false): void {
+		try {
+			this.pump(expireHung);
+		} catch (error) {
+			this.alarm.cancel();
+			const reason = error instanceof Error ? error.message : String(error);
+			this.queue.failAll(
+				new Error(
+					`The rate-limit pacing failed (${reason}), so the request was not sent: run it again`,
+				),
+			);
+		}
+	}
+
 	/** Grants slots to the head while the policy allows, then sets the timer for the next look (none:
 	 * an answer will come). Only a timer on time gives up on hung requests. */
-	pump(expireHung = false): void {
+	private pump(expireHung: boolean): void {
 		const window = this.window;
 		if (expireHung) window.expireHung(currentTime());
 		// What this look sends goes at once: one burst.
@@ -134,11 +152,11 @@ export function rememberedWindows(): number {
 export async function acquireSlot(name: string, signal?: AbortSignal): Promise<Slot | undefined> {
 	if (signal?.aborted) return undefined;
 	const key = keyFor(name);
-	return await new Promise<Slot | undefined>((resolve) => {
+	return await new Promise<Slot | undefined>((resolve, reject) => {
 		const first = key.queue.size === 0;
-		key.queue.push({ resolve, signal });
+		key.queue.push({ resolve, reject, signal });
 		// Behind others, the look the head waits for serves this one too.
-		if (first) key.pump();
+		if (first) key.look();
 	});
 }
 
@@ -155,7 +173,7 @@ export function releaseSlot(
 	observeAnswer(found.window, slot, headers, now, status);
 	// After a 429 the caller's markExhausted records the spent window first, then looks. (A headerless
 	// span looks here, before the 429 is learnt: its estimate paces better that way.)
-	if (status !== 429 || found.window.unpaced) found.pump();
+	if (status !== 429 || found.window.unpaced) found.look();
 }
 
 /** How far the key has moved: own answers on their merits, and probes others crowded out. */
@@ -173,7 +191,7 @@ export function cancelSlot(key: string, slot: Slot): void {
 		if (!slot.probe) window.span.refund(slot.sentAt ?? 0);
 	} else if (!slot.probe && slot.epoch === window.epoch && window.remaining !== undefined)
 		window.remaining++;
-	found.pump();
+	found.look();
 }
 
 /** A 429 (to `slot`): every request of this key waits until the time returned (see observeRefusal). */
@@ -188,7 +206,7 @@ export function markExhausted(
 	const window = found.window;
 	const { until, crowded } = observeRefusal(window, headers, fallback, now, slot);
 	if (crowded) found.crowdedOut++;
-	found.pump();
+	found.look();
 	// A 429 that says nothing of this window: the request waits its turn like any other.
 	if (until === undefined)
 		return window.remaining === 0 && window.resetAt !== undefined ? window.resetAt : now;

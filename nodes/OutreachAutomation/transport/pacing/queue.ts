@@ -5,6 +5,7 @@ import type { Slot } from './window';
 
 export interface Waiter {
 	resolve: (slot: Slot | undefined) => void;
+	reject: (error: Error) => void;
 	signal: AbortSignal | undefined;
 }
 
@@ -50,11 +51,20 @@ export class SlotQueue {
 
 	/** Takes the head out of the queue and hands it `slot`. */
 	serve(slot: Slot | undefined): void {
+		this.take()?.resolve(slot);
+	}
+
+	/** Every waiter leaves with `error`: the pacing failed, and none would ever be served. */
+	failAll(error: Error): void {
+		for (let waiter = this.take(); waiter; waiter = this.take()) waiter.reject(error);
+	}
+
+	private take(): Waiter | undefined {
 		const waiter = this.peek();
-		if (!waiter) return;
+		if (!waiter) return undefined;
 		this.items[this.head++] = undefined;
 		this.leave(waiter);
-		waiter.resolve(slot);
+		return waiter;
 	}
 
 	private leave(waiter: Waiter): void {

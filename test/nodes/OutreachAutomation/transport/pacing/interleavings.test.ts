@@ -1,8 +1,8 @@
 /**
  * Interleavings of one key's requests that real time cannot set up reliably, played on the simulator's
  * virtual clock: a Stop that lands right after a grant, a slot given back on a server without
- * rate-limit headers, the queue's hold on served requests, and a 429 of a window that has already
- * ended. Each failed before its fix.
+ * rate-limit headers, the queue's hold on served requests, a 429 of a window that has already ended,
+ * a throw inside the timer's look. Each failed before its fix.
  */
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
@@ -107,6 +107,7 @@ describe('one key on a virtual clock', () => {
 		for (let i = 0; i < 100; i++)
 			queue.push({
 				resolve: (slot) => served.push(slot),
+				reject: () => undefined,
 				signal: i < 50 ? undefined : stop.signal,
 			});
 		for (let i = 0; i < 40; i++) queue.serve(undefined);
@@ -205,5 +206,35 @@ describe('one key on a virtual clock', () => {
 		await settle();
 		expect(granted).toHaveLength(2);
 		stop.abort();
+	});
+
+	it("a throw inside the timer's look fails the requests waiting on it, not leaves them waiting for ever", async () => {
+		const key = 'broken';
+		const resetAt = START + 2_000;
+		const probe = (await acquireSlot(key))!;
+		releaseSlot(key, probe, headers(0, resetAt), clock.now(), 200);
+		const outcomes: string[] = [];
+		for (let i = 0; i < 3; i++)
+			acquireSlot(key).then(
+				() => outcomes.push('granted'),
+				(error: Error) => outcomes.push(error.message),
+			);
+		await settle();
+		expect(outcomes).toEqual([]);
+		// The look at the reset (the timer's) meets a fault of the pacing's own.
+		const window = peekWindow(key)!;
+		const roll = jest.spyOn(window, 'roll').mockImplementationOnce(() => {
+			throw new Error('a fault');
+		});
+		await advanceTo(resetAt + 1_000);
+		expect(roll).toHaveBeenCalledTimes(1);
+		expect(outcomes).toEqual(
+			Array(3).fill(
+				'The rate-limit pacing failed (a fault), so the request was not sent: run it again',
+			),
+		);
+		// The key is not left stuck: the next request is granted.
+		roll.mockRestore();
+		expect((await grantedNow(key, 1)).length).toBe(1);
 	});
 });
