@@ -105,6 +105,15 @@ describe('the simulator', () => {
 		expect(measures.used).toBeGreaterThanOrEqual(0.85);
 	});
 
+	it('resets named in whole seconds rounded down: a window its process opened ends whole seconds after it opened, not a second after the named one: seed 1829 (3 processes) uses the limit', async () => {
+		// Until 2026-11-28 every such window was waited out to a second after the named one: a second lost
+		// per window (83% of the limit used).
+		const { result, measures } = await runScenario(1829);
+		expect(scenarioOf(1829)).toMatchObject({ kind: 'whole-second-down', processes: [{}, {}, {}] });
+		expect(result.violations).toEqual([]);
+		expect(measures.used).toBeGreaterThanOrEqual(0.85);
+	});
+
 	it('without X-RateLimit-Limit, processes that start together do not each take the window for their own: seed 767 (64 processes, 1,000 a second, a foreign client)', async () => {
 		// Until 2026-11-28 a process took its first answer's remaining + 1 for the limit, so the fall from
 		// it showed no one else, and slow start began at a sixteenth of what was left: 64 processes sent

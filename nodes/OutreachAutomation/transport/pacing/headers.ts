@@ -45,6 +45,8 @@ export interface RateLimitHeaders {
 	resetCoarse?: boolean;
 	/** Exact, clock in step with ours: alike in every answer of a window (others vary up to 1 s). */
 	resetFixed?: boolean;
+	/** Moved by the server's clock skew, read from its `Date` to the second. */
+	skewed?: boolean;
 	retryAt?: number;
 }
 
@@ -111,6 +113,7 @@ export function readRateLimitHeaders(
 	};
 	const limit = count(header(headers, 'x-ratelimit-limit'));
 	if (limit !== undefined && limit > 0) result.limit = limit;
+	if (offset !== 0) result.skewed = true;
 	if (resetAt !== undefined && reset !== undefined && wholeSeconds(reset))
 		result.resetCoarse = true;
 	else if (resetAt !== undefined && absolute(reset) && offset === 0) result.resetFixed = true;

@@ -1,9 +1,9 @@
 /**
  * Where a window the server names ends. Exact instants are waited out with a small margin. A reset in
  * whole seconds may be rounded either way: one probe at the named second tests it (a fresh window:
- * rounded up; a 429 or the old window: down, waited out a second past). Rounded up, a window this
+ * rounded up; a 429 or the old window: down, waited out a second past). Either way, a window this
  * process opened is tested once at whole seconds after it opened; if that holds, such windows end
- * there (often most of a second early). Each test costs at most one 429.
+ * there (often most of a second before the latest reading). Each test costs at most one 429.
  */
 import { RESET_MARGIN_MS } from '../constants';
 import type { RateLimitHeaders } from './headers';
@@ -41,22 +41,36 @@ export class Reset {
 		this.coarse = told.resetCoarse === true;
 		this.testDue = undefined;
 		if (!this.coarse) return named + RESET_MARGIN_MS;
-		if (this.rounding === 'down') return named + WHOLE_SECOND_MS;
 		if (this.rounding === 'unknown') {
 			this.testDue = 'rounding';
 			return named + TEST_OFFSET_MS;
 		}
-		const opened = this.opened;
-		if (opened === undefined || named - opened < WHOLE_SECOND_MS || this.whole === 'no')
-			return named + RESET_MARGIN_MS;
-		const wholeEnd =
-			opened + (this.wholeMs ?? Math.floor((named - opened) / WHOLE_SECOND_MS) * WHOLE_SECOND_MS);
-		if (wholeEnd > named) return named + RESET_MARGIN_MS;
+		// The latest the window may end: rounded up, at the named second; rounded down, a second after.
+		const latest = named + (this.rounding === 'up' ? RESET_MARGIN_MS : WHOLE_SECOND_MS);
+		// A reading moved by the server's clock skew is a second off either way: only `latest` is sure.
+		if (this.rounding === 'down' && told.skewed) return latest;
+		const wholeEnd = this.wholeEnd(named);
+		if (wholeEnd === undefined) return latest;
 		if (this.whole === 'unknown') {
-			this.wholeMs = wholeEnd - opened;
+			this.wholeMs = wholeEnd - this.opened!;
 			this.testDue = 'whole';
 		}
 		return wholeEnd + RESET_MARGIN_MS;
+	}
+
+	/**
+	 * Whole seconds after this process opened the window, if that may be where it ends: at or before
+	 * the named second when rounded up, within the second after it when rounded down.
+	 */
+	private wholeEnd(named: number): number | undefined {
+		const opened = this.opened;
+		if (opened === undefined || named - opened < WHOLE_SECOND_MS || this.whole === 'no')
+			return undefined;
+		const up = this.rounding === 'up';
+		const seconds = (up ? Math.floor : Math.ceil)((named - opened) / WHOLE_SECOND_MS);
+		const end = opened + (this.wholeMs ?? seconds * WHOLE_SECOND_MS);
+		const fits = up ? end <= named : end > named && end < named + WHOLE_SECOND_MS;
+		return fits ? end : undefined;
 	}
 
 	/** What a test probe's answer showed: a fresh window (the reading holds), or a 429 or the old one. */

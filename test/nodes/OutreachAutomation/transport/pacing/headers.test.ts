@@ -60,12 +60,12 @@ describe('rate-limit headers', () => {
 		expect(read('12.5')).toEqual({ resetAt: NOW + 12_500 });
 	});
 
-	it('an instant moved by a skewed server clock (read from Date, whole seconds) is not fixed', () => {
+	it('an instant moved by a skewed server clock (read from Date, whole seconds) is not fixed, and says so', () => {
 		const told = readRateLimitHeaders(
 			{ 'x-ratelimit-reset': String(NOW + 12_000), date: new Date(NOW + 5_000).toUTCString() },
 			NOW,
 		);
-		expect(told).toEqual({ resetAt: NOW + 7_000 });
+		expect(told).toEqual({ resetAt: NOW + 7_000, skewed: true });
 	});
 
 	it('an answer read seconds after the server wrote it (a busy process) is not a clock behind ours', () => {

@@ -47,4 +47,31 @@ describe('whole-second windows', () => {
 		expect(window.reset.opened).toBeUndefined();
 		expect(window.resetAt).toBe(named + 5000 + RESET_MARGIN_MS);
 	});
+
+	/** A window opened by `key`'s probe, answered at `at` (20 ms after the server counted it), 5-s windows
+	 * on a server known to round its resets down: the named second is the real reset's, cut. */
+	async function openedRoundedDown(key: string, skewMs?: number) {
+		const at = Math.ceil(Date.now() / 1000) * 1000 + 300;
+		const named = Math.floor((at - 20 + 5000) / 1000) * 1000;
+		const probe = (await acquireSlot(key))!;
+		const window = peekWindow(key)!;
+		window.reset.rounding = 'down';
+		const date = skewMs === undefined ? {} : { date: new Date(at + skewMs).toUTCString() };
+		releaseSlot(key, probe, { ...coarse(9, named), ...date }, at);
+		return { at, named, window };
+	}
+
+	it('rounded down: a window this process opened is tested to end whole seconds after it opened, not a second after the named one', async () => {
+		const { at, named, window } = await openedRoundedDown('down');
+		expect(window.reset.opened).toBe(at);
+		expect(window.resetAt).toBe(at + 5000 + RESET_MARGIN_MS);
+		expect(window.resetAt).toBeLessThan(named + 1000);
+		expect(window.reset.testDue).toBe('whole');
+	});
+
+	it('rounded down on a server whose clock is skewed: the reading may be a second off, so a second after the named one stands', async () => {
+		const { window } = await openedRoundedDown('skewed', -60_000);
+		expect(window.resetAt).toBe(window.reset.named! + 1000);
+		expect(window.reset.testDue).toBeUndefined();
+	});
 });
