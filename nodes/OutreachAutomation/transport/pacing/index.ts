@@ -58,7 +58,7 @@ class Key {
 		const window = this.window;
 		if (expireHung) window.expireHung(currentTime());
 		// What this look sends goes at once: one burst.
-		window.endBurst();
+		window.flight.endBurst();
 		for (;;) {
 			if (!this.queue.peek()) {
 				this.alarm.cancel();
@@ -77,7 +77,7 @@ class Key {
 				continue;
 			}
 			// Look again when the oldest in flight counts as hung, if that is sooner.
-			const hungAt = window.hungAt();
+			const hungAt = window.flight.hungAt();
 			const at =
 				'at' in decision && decision.at !== undefined
 					? Math.min(decision.at, hungAt ?? Infinity)

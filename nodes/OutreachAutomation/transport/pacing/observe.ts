@@ -46,7 +46,7 @@ export function observeAnswer(
 	}
 	if (headers !== undefined && !current && status !== 429 && told.remaining !== undefined)
 		observeStraggler(window, slot, told as Told);
-	if (slot.epoch === window.epoch - 1 && window.inFlightOf(slot.epoch) === 0)
+	if (slot.epoch === window.epoch - 1 && window.flight.of(slot.epoch) === 0)
 		window.share.closeNow();
 }
 
@@ -61,8 +61,8 @@ function noticeStale(window: Window, slot: Slot, headers: HeaderBag, now: number
 	// An answer of an ended window speaks of that window only.
 	const current = slot.epoch === window.epoch;
 	const shared = window.share.cautious || !window.share.alone();
-	if (headers !== undefined && current && shared && window.stale(slot, now))
-		window.refreshFrom = window.lastSeq();
+	if (headers !== undefined && current && shared && window.flight.stale(slot.sentAt, now))
+		window.refreshFrom = window.flight.lastSeq();
 }
 
 /** A 429 of this window to a probe, or an overrun (sent with room counted, not one of the last),
@@ -91,7 +91,7 @@ function observeWindow(window: Window, answer: Answer<Told>): void {
 	if (slot.coarseTest) window.reset.learn(slot.coarseTest, status, told);
 	window.learnLimit(told);
 	// Any own request unanswered may be counted after this answer.
-	const sure = told.remaining - window.unanswered();
+	const sure = told.remaining - window.flight.size;
 	if (slot.probe) {
 		// Joined a window others opened (the first, or the one that seemed to have ended).
 		const joined =
@@ -110,7 +110,7 @@ function observeWindow(window: Window, answer: Answer<Told>): void {
 		openWindow(window, answer, sure);
 	} else if (window.remaining !== undefined) {
 		// What the server has left less own requests it counts after this one bounds the own count.
-		const left = told.remaining - window.sentAfter(slot);
+		const left = told.remaining - window.flight.sentAfter(slot.seq);
 		window.remaining = Math.min(window.remaining, Math.max(0, left));
 		if (
 			told.remaining === 0 &&

@@ -37,7 +37,7 @@ export function decide(window: Window, now: number, waiting: number): Decision {
 		// Answers out of order can take the own count to 0 early: with none of this window in flight,
 		// the server's lowest figure less what may still be counted after it is sure.
 		if (window.inFlightNow() > 0 && (window.toldLow ?? 0) > 0) return { at: window.resetAt };
-		const sure = (window.toldLow ?? 0) - window.unanswered();
+		const sure = (window.toldLow ?? 0) - window.flight.size;
 		if (sure > 0 && window.share.alone()) return { change: 'resume', remaining: sure };
 		return waitUntil(window.resetAt ?? now + LOOK_AGAIN_MS, now);
 	}
@@ -66,7 +66,7 @@ function unpaced(window: Window, now: number, waiting: number): Decision {
 /** A window whose `remaining` is known, alone on the key or shared with others (share.ts). */
 function shared(window: Window, now: number, waiting: number): Decision {
 	// After an answer that came too late, the one request sent since must be answered first.
-	if (window.refreshFrom !== undefined && window.lastSeq() > window.refreshFrom) return {};
+	if (window.refreshFrom !== undefined && window.flight.lastSeq() > window.refreshFrom) return {};
 	const inFlight = window.inFlightNow();
 	const left = window.remaining! + inFlight;
 	const sharers = window.share.current(inFlight);
