@@ -14,25 +14,30 @@ function header(headers: HeaderBag, name: string): string | undefined {
 	return undefined;
 }
 
+const NUMBER = /^\d+(\.\d+)?$/;
+
+/** A time named as a number of seconds or an HTTP date, as epoch ms; `epochs`: large numbers are
+ * epoch seconds or milliseconds rather than seconds to wait. */
+function instant(value: string | undefined, now: number, epochs: boolean): number | undefined {
+	if (value === undefined || value === '') return undefined;
+	if (!NUMBER.test(value)) {
+		const date = Date.parse(value);
+		return Number.isNaN(date) ? undefined : date;
+	}
+	const n = Number(value);
+	if (epochs && n >= 1e12) return n;
+	if (epochs && n >= 1e9) return n * 1000;
+	return now + n * 1000;
+}
+
 /** `X-RateLimit-Reset` as epoch seconds or ms, seconds to wait, or an HTTP date: epoch ms. */
 export function parseResetHeader(value: string | undefined, now: number): number | undefined {
-	if (value === undefined || value === '') return undefined;
-	if (/^\d+(\.\d+)?$/.test(value)) {
-		const n = Number(value);
-		if (n >= 1e12) return n; // epoch milliseconds
-		if (n >= 1e9) return n * 1000; // epoch seconds
-		return now + n * 1000; // seconds to wait
-	}
-	const date = Date.parse(value);
-	return Number.isNaN(date) ? undefined : date;
+	return instant(value, now, true);
 }
 
 /** `Retry-After`: seconds to wait or an HTTP date. Returns epoch milliseconds. */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
-	if (value === undefined || value === '') return undefined;
-	if (/^\d+(\.\d+)?$/.test(value)) return now + Number(value) * 1000;
-	const date = Date.parse(value);
-	return Number.isNaN(date) ? undefined : date;
+	return instant(value, now, false);
 }
 
 export interface RateLimitHeaders {
@@ -75,7 +80,7 @@ function serverClockOffset(headers: HeaderBag, now: number, sentAt = now): numbe
 
 /** An instant on the server's clock (an HTTP date or epoch time), not a wait: skew applies. */
 function absolute(value: string | undefined): boolean {
-	return value !== undefined && (!/^\d+(\.\d+)?$/.test(value) || Number(value) >= 1e9);
+	return value !== undefined && (!NUMBER.test(value) || Number(value) >= 1e9);
 }
 
 /** A count header: negative reads as 0 (nothing left), absurdly large or unreadable as unknown. */

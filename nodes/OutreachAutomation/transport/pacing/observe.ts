@@ -164,29 +164,9 @@ export function observeRefusal(
 	slot: Slot | undefined,
 ): { until: number | undefined; crowded: boolean } {
 	const told = readRateLimitHeaders(headers, now, slot?.sentAt ?? now);
-	if (
-		slot !== undefined &&
-		slot.epoch < window.epoch &&
-		!window.unpaced &&
-		told.resetAt !== undefined &&
-		!window.reset.namesLaterThanEnded(told)
-	)
+	if (slot !== undefined && ofEndedWindow(window, told, slot))
 		return { until: undefined, crowded: false };
-	let until = window.reset.exhaustedUntil(told) ?? fallback;
-	if (until <= now) until = fallback;
-	// Without headers, a 429 naming no time is waited out by the key as a whole (span.ts).
-	if (window.unpaced && told.retryAt === undefined && told.resetAt === undefined)
-		until = window.span.guess(now);
-	// A 429 of a window whose end is known exactly says it is spent, not longer (Retry-After rounds up).
-	const named = window.reset.named;
-	if (
-		window.resetAt !== undefined &&
-		window.resetAt > now &&
-		told.resetAt !== undefined &&
-		named !== undefined &&
-		Math.abs(told.resetAt - named) < WHOLE_SECOND_MS
-	)
-		until = Math.min(until, window.resetAt);
+	const until = refusedUntil(window, told, fallback, now);
 	const crowdedOut = !window.unpaced && crowded(window, told, slot);
 	if (window.unpaced) window.span.learn(until);
 	else if (crowdedOut) window.probeRefused(until);
@@ -197,4 +177,33 @@ export function observeRefusal(
 		window.reset.testDue = undefined;
 	}
 	return { until, crowded: crowdedOut };
+}
+
+/** A 429 to a request of an ended window, naming that window's reset: it says nothing of this one. */
+function ofEndedWindow(window: Window, told: RateLimitHeaders, slot: Slot): boolean {
+	if (slot.epoch >= window.epoch || window.unpaced || told.resetAt === undefined) return false;
+	return !window.reset.namesLaterThanEnded(told);
+}
+
+/** Until when a 429 says the window is spent. */
+function refusedUntil(
+	window: Window,
+	told: RateLimitHeaders,
+	fallback: number,
+	now: number,
+): number {
+	let until = window.reset.exhaustedUntil(told) ?? fallback;
+	if (until <= now) until = fallback;
+	// Without headers, a 429 naming no time is waited out by the key as a whole (span.ts).
+	if (window.unpaced && told.retryAt === undefined && told.resetAt === undefined)
+		return window.span.guess(now);
+	// A 429 of a window whose end is known exactly says it is spent, not longer (Retry-After rounds up).
+	const named = window.reset.named;
+	const sameWindow =
+		told.resetAt !== undefined &&
+		named !== undefined &&
+		Math.abs(told.resetAt - named) < WHOLE_SECOND_MS;
+	if (sameWindow && window.resetAt !== undefined && window.resetAt > now)
+		return Math.min(until, window.resetAt);
+	return until;
 }
