@@ -89,6 +89,7 @@ function observeWindow(window: Window, answer: Answer<Told>): void {
 	const { slot, told, status, now } = answer;
 	window.unpaced = false;
 	if (slot.coarseTest) window.reset.learn(slot.coarseTest, status, told);
+	else if (slot.probe && status === 429) window.reset.refusedInEnded(told);
 	window.learnLimit(told);
 	// Any own request unanswered may be counted after this answer.
 	const sure = told.remaining - window.flight.size;

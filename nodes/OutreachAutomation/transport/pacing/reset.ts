@@ -1,9 +1,10 @@
 /**
  * Where a window the server names ends. Exact instants are waited out with a small margin. A reset in
  * whole seconds may be rounded either way: one probe at the named second tests it (a fresh window:
- * rounded up; a 429 or the old window: down, waited out a second past). Either way, a window this
- * process opened is tested once at whole seconds after it opened; if that holds, such windows end
- * there (often most of a second before the latest reading). Each test costs at most one 429.
+ * rounded up, until a later probe is refused in the old window; a 429 or the old window: down, waited
+ * out a second past). Either way, a window this process opened is tested once at whole seconds after
+ * it opened; if that holds, such windows end there (often most of a second before the latest
+ * reading). Each test costs at most one 429.
  */
 import { RESET_MARGIN_MS } from '../constants';
 import type { RateLimitHeaders } from './headers';
@@ -82,6 +83,18 @@ export class Reset {
 			told.resetAt > this.named + WHOLE_SECOND_MS / 2;
 		if (test === 'rounding') this.rounding = fresh ? 'up' : 'down';
 		else this.whole = fresh ? 'yes' : 'no';
+	}
+
+	/** A probe refused in the window read as ended: the reset is not rounded up after all (an answer's
+	 * seconds to wait count from when it left the server, not from when it came). */
+	refusedInEnded(told: RateLimitHeaders): void {
+		if (
+			this.rounding === 'up' &&
+			told.resetCoarse &&
+			this.ended !== undefined &&
+			!this.namesLaterThanEnded(told)
+		)
+			this.rounding = 'down';
 	}
 
 	/** When a 429 says the window is spent: its reset read as `take` would, else its Retry-After. */

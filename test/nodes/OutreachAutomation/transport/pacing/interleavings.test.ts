@@ -2,7 +2,7 @@
  * Interleavings of one key's requests that real time cannot set up reliably, played on the simulator's
  * virtual clock: a Stop that lands right after a grant, a slot given back on a server without
  * rate-limit headers, the queue's hold on served requests, a 429 of a window that has already ended,
- * a throw inside the timer's look. Each failed before its fix.
+ * a rounding misread, a throw inside the timer's look. Each failed before its fix.
  */
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
@@ -136,6 +136,33 @@ describe('one key on a virtual clock', () => {
 		// 50 less the late request, unanswered when the probe was told (it might have been counted after).
 		expect(peekWindow(key)!.remaining).toBe(49);
 		expect(await grantedNow(key, 3)).toHaveLength(3);
+	});
+
+	it('a server read as rounding up, whose probe after the named second is refused in the old window, rounds down: the key waits out the second rather than probing every 50 ms', async () => {
+		// Seconds to wait count from when an answer left the server; read from its arrival, a reset
+		// rounded down can look rounded up to the test probe (seed 1083: 16 processes, 14.5% 429s).
+		const key = 'misread';
+		const delta = (remaining: number, seconds: number) => ({
+			'x-ratelimit-limit': '10',
+			'x-ratelimit-remaining': String(remaining),
+			'x-ratelimit-reset': String(seconds),
+		});
+		const probe = (await acquireSlot(key))!;
+		const window = peekWindow(key)!;
+		window.reset.rounding = 'up';
+		window.reset.whole = 'no';
+		releaseSlot(key, probe, delta(9, 2), clock.now(), 200);
+		const named = window.reset.named!;
+		// The named second passes; the next probe finds the old window still running, and spent.
+		await advanceTo(window.resetAt! + 1);
+		const [next] = await grantedNow(key, 1);
+		expect(next.probe).toBe(true);
+		const told = { ...delta(0, 0), 'retry-after': '1' };
+		releaseSlot(key, next, told, clock.now(), 429);
+		const until = markExhausted(key, told, clock.now() + 100, clock.now(), next);
+		expect(window.reset.rounding).toBe('down');
+		expect(until).toBeGreaterThanOrEqual(clock.now() + 1_000);
+		expect(clock.now()).toBeGreaterThan(named);
 	});
 
 	it('429s to requests its own count had room for: others took them, so the next window is not spent at once', async () => {
