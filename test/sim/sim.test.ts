@@ -124,6 +124,17 @@ describe('the simulator', () => {
 		expect(result.rateLimited / result.requests).toBeLessThanOrEqual(0.05);
 	});
 
+	it('answers slower than the window: windows are projected and each process sends a budget per window, learnt from the late answers: seed 97 (4 processes, 1,000 a second, answers in 1-2 s)', async () => {
+		// Until 2026-11-28 each window waited for its probe's answer, which came after the window had
+		// ended: one request per answer per process, 6,096 items in 2,557 s where the limit allows 8 s.
+		// Now 20 s, 147 of 6,243 requests answered 429.
+		const { result } = await runScenario(97);
+		expect(scenarioOf(97)).toMatchObject({ kind: 'slow', windowMs: 1000, slow: { max: 2000 } });
+		expect(result).toMatchObject({ lost: 0, duplicated: 0 });
+		expect(result.wallMs).toBeLessThanOrEqual(3 * result.floorMs);
+		expect(result.rateLimited / result.requests).toBeLessThanOrEqual(0.05);
+	});
+
 	it('without X-RateLimit-Limit, processes that start together do not each take the window for their own: seed 767 (64 processes, 1,000 a second, a foreign client)', async () => {
 		// Until 2026-11-28 a process took its first answer's remaining + 1 for the limit, so the fall from
 		// it showed no one else, and slow start began at a sixteenth of what was left: 64 processes sent

@@ -94,6 +94,11 @@ function grant(window: Window, decision: Decision, now: number): Slot | undefine
 		return { probe: false, epoch: window.epoch, seq: 0, tooLongUntil: decision.tooLongUntil };
 	if (!('grant' in decision)) return undefined;
 	if (decision.grant === 'probe') return window.send(true, now);
+	if (decision.grant === 'blind') {
+		const slot = window.send(false, now);
+		slot.blind = window.blind.take(now);
+		return slot;
+	}
 	if (decision.grant === 'span') {
 		if (decision.opens) window.span.openAt(now);
 		window.span.take();
@@ -187,7 +192,8 @@ export function cancelSlot(key: string, slot: Slot): void {
 	const found = keyFor(key);
 	const window = found.window;
 	window.answered(slot);
-	if (window.unpaced) {
+	if (slot.blind !== undefined) window.blind.refund(slot.blind, currentTime());
+	else if (window.unpaced) {
 		if (!slot.probe) window.span.refund(slot.sentAt ?? 0);
 	} else if (!slot.probe && slot.epoch === window.epoch && window.remaining !== undefined)
 		window.remaining++;

@@ -17,6 +17,8 @@ interface Answer<T = RateLimitHeaders> {
 	now: number;
 }
 
+/** Probes answered after their window ended, in a row, that show answers slower than windows. */
+const LATE_PROBES = 2;
 /** A window holding fewer requests than this per process on the key: their probes may fill it. */
 const CROWDED_SHARE = 2;
 
@@ -32,6 +34,7 @@ export function observeAnswer(
 	// A timeout or a dropped connection says nothing of how long answers take.
 	window.answered(slot, headers === undefined ? undefined : now);
 	const told = readRateLimitHeaders(headers, now, slot.sentAt);
+	if (observeBlind(window, { slot, told, status, now }, headers !== undefined)) return;
 	// An answer of an earlier window speaks of that window.
 	const current = slot.epoch === window.epoch;
 	if (window.unpaced && status !== undefined && status !== 429) {
@@ -48,6 +51,42 @@ export function observeAnswer(
 		observeStraggler(window, slot, told as Told);
 	if (slot.epoch === window.epoch - 1 && window.flight.of(slot.epoch) === 0)
 		window.share.closeNow();
+}
+
+/** Answers slower than the window (blind.ts): whether this one was read so. A probe answered after
+ * the reset it names starts it; answers well within a window end it. */
+function observeBlind(window: Window, answer: Answer, answered: boolean): boolean {
+	const { slot, told, status, now } = answer;
+	const blind = window.blind;
+	if (slot.blind !== undefined) {
+		const refused = status === 429;
+		blind.answered(
+			slot.blind,
+			now,
+			answered ? { ...told, refused, sentAt: slot.sentAt } : undefined,
+		);
+	}
+	if (blind.active) return !blind.leaves(window.flight.answerMs);
+	const probed =
+		slot.probe &&
+		status !== undefined &&
+		status < 400 &&
+		told.remaining !== undefined &&
+		told.resetAt !== undefined &&
+		slot.sentAt !== undefined &&
+		told.resetAt > slot.sentAt;
+	// One late probe may have joined a window near its end; two in a row say answers are slow.
+	if (!probed) return false;
+	if (now < told.resetAt!) {
+		blind.lateProbes = 0;
+		return false;
+	}
+	if (++blind.lateProbes < LATE_PROBES) return false;
+	window.learnLimit(told);
+	blind.enter(window.limit, told.resetAt!, told.resetAt! - slot.sentAt!, now);
+	window.remaining = undefined;
+	window.resetAt = undefined;
+	return true;
 }
 
 /** An answer far later than answers take tells of the window as it was: unless surely alone, one
@@ -165,6 +204,8 @@ export function observeRefusal(
 	slot: Slot | undefined,
 ): { until: number | undefined; crowded: boolean } {
 	const told = readRateLimitHeaders(headers, now, slot?.sentAt ?? now);
+	// Answers slower than the window: the budget has learnt of this 429 (blind.ts); it waits its turn.
+	if (window.blind.active) return { until: undefined, crowded: false };
 	if (slot !== undefined && ofEndedWindow(window, told, slot))
 		return { until: undefined, crowded: false };
 	const until = refusedUntil(window, told, fallback, now);

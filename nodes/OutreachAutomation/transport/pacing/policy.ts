@@ -11,6 +11,7 @@ export type Decision =
 	/** The head may go: as the window's probe, as one of a span's budget, as one of the window's room. */
 	| { grant: 'probe' }
 	| { grant: 'span'; opens: boolean }
+	| { grant: 'blind' }
 	| {
 			grant: 'share';
 			/** Fewer left than processes on the key: a request that may find the window spent. */
@@ -33,6 +34,10 @@ function waitUntil(until: number, now: number): Decision {
 /** What to do about the head; changes nothing but the lot for a window's last requests (drawn once
  * per own answer). `waiting`: own requests queued, the head included. */
 export function decide(window: Window, now: number, waiting: number): Decision {
+	if (window.blind.active) {
+		const at = window.blind.nextAt(now);
+		return at <= now ? { grant: 'blind' } : { at };
+	}
 	if (window.remaining !== undefined && window.remaining <= 0) {
 		// Answers out of order can take the own count to 0 early: with none of this window in flight,
 		// the server's lowest figure less what may still be counted after it is sure.

@@ -6,6 +6,7 @@
 import { now as currentTime, random } from '../clock';
 import type { RateLimitHeaders } from './headers';
 import { InFlight } from './inflight';
+import { Blind } from './blind';
 import { Reset, type Test } from './reset';
 import { Share } from './share';
 import { Span } from './span';
@@ -25,6 +26,8 @@ export interface Slot {
 	sentAt?: number;
 	/** The requests sent at once with it (by the last one's number): its answer may count them all. */
 	burst?: { last: number };
+	/** Sent in a projected window (blind.ts): that window's end. */
+	blind?: number;
 }
 
 /** A shared window's spread ends this long before its earliest end, so its last requests land in it
@@ -68,6 +71,8 @@ export class Window {
 	/** The server sends no rate-limit headers: requests are paced by `span`. */
 	unpaced = false;
 	readonly span = new Span();
+	/** Answers slower than the window: windows are projected (blind.ts). */
+	readonly blind = new Blind();
 	lastUsed = 0;
 	/** After an answer too late to tell what is left (InFlight.stale), the last request sent then. */
 	refreshFrom: number | undefined;
