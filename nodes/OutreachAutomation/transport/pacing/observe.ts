@@ -75,9 +75,10 @@ function observeBlind(window: Window, answer: Answer, answered: boolean): boolea
 		told.resetAt !== undefined &&
 		slot.sentAt !== undefined &&
 		told.resetAt > slot.sentAt;
-	// One late probe may have joined a window near its end; two in a row say answers are slow.
+	// One late probe may have joined a window near its end; two in a row say answers are slow. A reset
+	// in whole seconds may name a second before the real one: only a second later is it surely past.
 	if (!probed) return false;
-	if (now < told.resetAt!) {
+	if (now < told.resetAt! + (told.resetCoarse ? WHOLE_SECOND_MS : 0)) {
 		blind.lateProbes = 0;
 		return false;
 	}

@@ -2,7 +2,8 @@
  * Interleavings of one key's requests that real time cannot set up reliably, played on the simulator's
  * virtual clock: a Stop that lands right after a grant, a slot given back on a server without
  * rate-limit headers, the queue's hold on served requests, a 429 of a window that has already ended,
- * a rounding misread, a throw inside the timer's look. Each failed before its fix.
+ * a rounding misread, probes answered after their window, a throw inside the timer's look. Each failed
+ * before its fix.
  */
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
@@ -233,6 +234,35 @@ describe('one key on a virtual clock', () => {
 		await settle();
 		expect(granted).toHaveLength(2);
 		stop.abort();
+	});
+
+	it('probes answered after the window they name: two in a row project the windows; a reset in whole seconds only once a second past it', async () => {
+		/** One probe answered `lateMs` after the reset it names (`coarse`: named in epoch seconds). */
+		const lateProbe = async (key: string, lateMs: number, coarse: boolean) => {
+			const [probe] = await grantedNow(key, 1);
+			expect(probe.probe).toBe(true);
+			const named = Math.ceil((clock.now() + 1000) / 1000) * 1000;
+			await advanceTo(named + lateMs);
+			const reset = coarse ? String(named / 1000) : String(named);
+			releaseSlot(
+				key,
+				probe,
+				{ 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': reset },
+				clock.now(),
+				200,
+			);
+		};
+		await lateProbe('exact', 500, false);
+		expect(peekWindow('exact')!.blind.active).toBe(false);
+		await lateProbe('exact', 500, false);
+		expect(peekWindow('exact')!.blind.active).toBe(true);
+		// Named in whole seconds, half a second after the named one may still be in the window.
+		await lateProbe('coarse', 500, true);
+		await lateProbe('coarse', 500, true);
+		expect(peekWindow('coarse')!.blind.active).toBe(false);
+		await lateProbe('coarse', 1500, true);
+		await lateProbe('coarse', 1500, true);
+		expect(peekWindow('coarse')!.blind.active).toBe(true);
 	});
 
 	it("a throw inside the timer's look fails the requests waiting on it, not leaves them waiting for ever", async () => {
