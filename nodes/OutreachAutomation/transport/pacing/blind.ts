@@ -21,6 +21,8 @@ const START_PART = 1 / 64;
 const DOUBLE_WHILE_LEFT = 0.55;
 /** The least budget: one request every so many windows. */
 const MIN_BUDGET = 1 / 64;
+/** Probes answered after their window ended, in a row, that start the mode. */
+const LATE_PROBES = 2;
 /** Answers this much shorter than the window end the mode (hysteresis against the entry). */
 const LEAVE_AT_PART = 1 / 3;
 
@@ -37,9 +39,9 @@ interface Sent {
 const MAX_WINDOWS = 64;
 
 export class Blind {
-	active = false;
-	/** Probes answered after their window ended, in a row (observe.ts). */
-	lateProbes = 0;
+	private on = false;
+	/** Probes answered after their window ended, in a row. */
+	private lateProbes = 0;
 	/** The longest window seen, and the latest reset told: windows are projected from them. */
 	private windowMs = 0;
 	private resetAt = 0;
@@ -55,9 +57,20 @@ export class Blind {
 	private sentIn = 0;
 	private readonly windows = new Map<number, Sent>();
 
+	get active(): boolean {
+		return this.on;
+	}
+
+	/** A probe was answered `late` (after the window it names surely ended) or not: whether answers
+	 * are slower than windows (one late probe may have joined a window near its end). */
+	probeAnswered(late: boolean): boolean {
+		this.lateProbes = late ? this.lateProbes + 1 : 0;
+		return this.lateProbes >= LATE_PROBES;
+	}
+
 	/** Answers come after the window they were counted in ended. */
 	enter(limit: number, resetAt: number, windowMs: number, now: number): void {
-		this.active = true;
+		this.on = true;
 		this.limit = Math.max(1, limit);
 		this.resetAt = resetAt;
 		this.windowMs = Math.max(1, windowMs);
@@ -71,7 +84,7 @@ export class Blind {
 	/** Whether answers now come well within a window: the usual pacing takes over again. */
 	leaves(answerMs: number | undefined): boolean {
 		if (answerMs === undefined || answerMs >= this.windowMs * LEAVE_AT_PART) return false;
-		this.active = false;
+		this.on = false;
 		this.lateProbes = 0;
 		this.windows.clear();
 		return true;

@@ -17,8 +17,6 @@ interface Answer<T = RateLimitHeaders> {
 	now: number;
 }
 
-/** Probes answered after their window ended, in a row, that show answers slower than windows. */
-const LATE_PROBES = 2;
 /** A window holding fewer requests than this per process on the key: their probes may fill it. */
 const CROWDED_SHARE = 2;
 
@@ -75,14 +73,10 @@ function observeBlind(window: Window, answer: Answer, answered: boolean): boolea
 		told.resetAt !== undefined &&
 		slot.sentAt !== undefined &&
 		told.resetAt > slot.sentAt;
-	// One late probe may have joined a window near its end; two in a row say answers are slow. A reset
-	// in whole seconds may name a second before the real one: only a second later is it surely past.
+	// A reset in whole seconds may name a second before the real one: only a second later is it past.
 	if (!probed) return false;
-	if (now < told.resetAt! + (told.resetCoarse ? WHOLE_SECOND_MS : 0)) {
-		blind.lateProbes = 0;
-		return false;
-	}
-	if (++blind.lateProbes < LATE_PROBES) return false;
+	const late = now >= told.resetAt! + (told.resetCoarse ? WHOLE_SECOND_MS : 0);
+	if (!blind.probeAnswered(late)) return false;
 	window.learnLimit(told);
 	blind.enter(window.limit, told.resetAt!, told.resetAt! - slot.sentAt!, now);
 	window.remaining = undefined;
