@@ -49,6 +49,24 @@ function answerAll(
 	}
 }
 
+/**
+ * Rounds on a fresh budget: each sends a window (from T + 2 s, every 3 s) and has all its requests
+ * answered a window and a half later, the lowest told `low`, `refused` of them 429. How many each
+ * window sent, and the window after the last.
+ */
+function rounds(told: Array<[low: number, refused: number]>): number[] {
+	const blind = entered();
+	const sent: number[] = [];
+	told.forEach(([low, refused], i) => {
+		const start = T + 2000 + 3000 * i;
+		const window = sendWindow(blind, start);
+		sent.push(window.at.length);
+		answerAll(blind, window.mark, window.at.length, low, refused, start + 1500);
+	});
+	sent.push(sendWindow(blind, T + 2000 + 3000 * told.length).at.length);
+	return sent;
+}
+
 describe('answers slower than the window', () => {
 	it('starts at a 64th of the limit per window, spread over it', () => {
 		const blind = entered();
@@ -59,25 +77,23 @@ describe('answers slower than the window', () => {
 	});
 
 	it('doubles while windows stay more than half empty, then grows by a step', () => {
-		const blind = entered();
-		const first = sendWindow(blind, T + 2000);
-		answerAll(blind, first.mark, 15, 900, 0, T + 3500);
-		expect(sendWindow(blind, T + 4000).at).toHaveLength(31);
-		const second = sendWindow(blind, T + 5000);
-		// 600 left of 1,000 at the last: doubled, all would not fit; one step (15.6) on.
-		answerAll(blind, second.mark, 31, 400, 0, T + 6500);
-		expect(sendWindow(blind, T + 7000).at).toHaveLength(46);
+		// 900 left of 1,000: doubled; then 400 left: doubled, all would not fit, so one step (15.6) on.
+		expect(
+			rounds([
+				[900, 0],
+				[400, 0],
+			]),
+		).toEqual([15, 31, 46]);
 	});
 
 	it('a refused window keeps no more than passed; a nearly full one 85%', () => {
-		const blind = entered();
-		const first = sendWindow(blind, T + 2000);
-		answerAll(blind, first.mark, 15, 0, 6, T + 3500);
-		// 9 of 15 passed: 15.6 * 0.6 = 9.4.
-		expect(sendWindow(blind, T + 4000).at).toHaveLength(9);
-		const second = sendWindow(blind, T + 5000);
-		answerAll(blind, second.mark, 9, 20, 0, T + 6500);
-		expect(sendWindow(blind, T + 7000).at).toHaveLength(7);
+		// 9 of 15 passed: 15.6 * 0.6 = 9.4; then 20 left of 1,000: 9.4 * 0.85 = 8.0.
+		expect(
+			rounds([
+				[0, 6],
+				[20, 0],
+			]),
+		).toEqual([15, 9, 7]);
 	});
 
 	it('only a window sent after the last change changes the budget again', () => {
