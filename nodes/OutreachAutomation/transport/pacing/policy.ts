@@ -32,7 +32,8 @@ function waitUntil(until: number, now: number): Decision {
 }
 
 /** What to do about the head; changes nothing but the lot for a window's last requests (drawn once
- * per own answer). `waiting`: own requests queued, the head included. */
+ * per own answer) and, with answers slower than the window, the credit of the projected window it
+ * looks at (blind.ts). `waiting`: own requests queued, the head included. */
 export function decide(window: Window, now: number, waiting: number): Decision {
 	if (window.blind.active) {
 		const at = window.blind.nextAt(now);
