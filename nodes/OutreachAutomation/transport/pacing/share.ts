@@ -120,10 +120,15 @@ export class Share {
 	private closing: Tally | undefined;
 	/** This process's lot for the last requests of the window, drawn anew after each own answer. */
 	private lot: boolean | undefined;
+	/** Whether others took room this process counted on (an overrun), in this window and the one before. */
+	private overrunHere = false;
+	private overrunBefore = false;
 
 	/** A window begins; the one that ended is measured once its last answer is in. */
 	newWindow(ownUnanswered: number): void {
 		this.lot = undefined;
+		this.overrunBefore = this.overrunHere;
+		this.overrunHere = false;
 		if (this.closing) this.measure(this.closing);
 		this.closing = this.tally;
 		this.tally = new Tally();
@@ -183,10 +188,11 @@ export class Share {
 	}
 
 	/** The probe was answered with `left`; `joined`: see Tally.joined. Slow start steps only from a
-	 * limit it knows: one guessed from this answer hides everyone who came first. */
+	 * limit it knows (one guessed from this answer hides everyone who came first), and not after a window
+	 * in which others took room it counted on: there it goes on from its halved step. */
 	started(left: number, joined = false, limitSeen = true): void {
 		if (joined) this.tally.joined = true;
-		if (this.cautious && limitSeen)
+		if (this.cautious && limitSeen && !this.overrunBefore)
 			this.cwnd = Math.max(this.cwnd, Math.ceil(left * INITIAL_FRACTION));
 	}
 
@@ -220,6 +226,7 @@ export class Share {
 	/** A 429 although the window seemed to have room: someone took it. Slow start halves. */
 	overrun(seq?: number): void {
 		if (seq !== undefined) this.tally.spent(seq);
+		this.overrunHere = true;
 		this.cautious = true;
 		this.cwnd = Math.max(INITIAL_CWND, Math.floor(this.cwnd / 2));
 	}

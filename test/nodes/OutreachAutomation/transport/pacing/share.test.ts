@@ -275,6 +275,25 @@ describe('an estimate that must not stick', () => {
 		told.started(964, true, true);
 		expect(told.cwnd).toBe(Math.ceil(964 / 16));
 	});
+
+	it("after a window in which others took room it counted on, the next window's probe does not jump slow start: it goes on from the halved step", () => {
+		// Many processes probing together after each reset: those told first see few others and jumped
+		// to a sixteenth of the window every window, however often their requests had been refused.
+		const share = new Share();
+		share.limit = 100;
+		share.started(99);
+		answers(share, [[99, 1]]);
+		share.overrun(2);
+		const halved = share.cwnd;
+		expect(halved).toBeLessThan(Math.ceil(94 / 16));
+		share.newWindow(0);
+		share.started(94);
+		expect(share.cwnd).toBe(halved);
+		// A window without such a refusal: the next probe steps again.
+		share.newWindow(0);
+		share.started(94);
+		expect(share.cwnd).toBe(Math.ceil(94 / 16));
+	});
 });
 
 describe('a server without rate-limit headers', () => {
