@@ -8,6 +8,8 @@
  *   npm run simulate -- --seed 17             replays one scenario and prints its timeline
  *   npm run simulate -- --workers 1           on one process
  *   npm run simulate -- --buckets             the table by 1, 2-4, 8-16 and 32-64 processes
+ *   npm run simulate -- --kinds slow,hung --processes 2,3,4
+ *                                             only the seeds of those kinds and process counts
  *   npm run simulate -- --compare a.json b.json   what changed between two --json runs (fixed, broken)
  *   npm run simulate -- --known known.json    the gate in `npm test`: fails on any violation the file
  *                                             does not list, and on a listed one that no longer shows
@@ -118,8 +120,11 @@ async function main(): Promise<void> {
 	const workers = Number(argument('workers') ?? 2);
 	const seeds = Array.from({ length: count }, (_, i) => i + 1);
 	if (argument('volume') !== 'no') seeds.push(VOLUME_SEED);
+	const subset = subsetOf(seeds);
+	if (subset.length < seeds.length && argument('write-known') !== undefined)
+		throw new Error('--write-known needs every seed: drop --kinds and --processes');
 	const started = Date.now();
-	const done = await runAll(seeds, workers);
+	const done = await runAll(subset, workers);
 	const seconds = (Date.now() - started) / 1000;
 	console.log(summaryTable(done, process.argv.includes('--buckets')));
 	const failing = done.filter((d) => !d.result.ok);
@@ -150,6 +155,17 @@ async function main(): Promise<void> {
 		console.log(check.report);
 		process.exitCode = check.ok ? 0 : 1;
 	}
+}
+
+/** The seeds of the kinds (`--kinds a,b`) and process counts (`--processes 2,4`) asked for, else all. */
+function subsetOf(seeds: number[]): number[] {
+	const kinds = argument('kinds')?.split(',');
+	const counts = argument('processes')?.split(',').map(Number);
+	return seeds.filter((seed) => {
+		const scenario = scenarioOf(seed);
+		if (kinds && !kinds.includes(scenario.kind)) return false;
+		return !counts || counts.includes(scenario.processes.length);
+	});
 }
 
 /**
