@@ -23,7 +23,7 @@ import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { scenarioOf, VOLUME_SEED } from './scenario';
+import { KINDS, scenarioOf, VOLUME_SEED } from './scenario';
 import { runScenario, type Measures, type ScenarioResult } from './simulate';
 import { compareRuns } from './compare';
 import { checkKnown, knownOf, type Known } from './known';
@@ -160,6 +160,9 @@ async function main(): Promise<void> {
 /** The seeds of the kinds (`--kinds a,b`) and process counts (`--processes 2,4`) asked for, else all. */
 function subsetOf(seeds: number[]): number[] {
 	const kinds = argument('kinds')?.split(',');
+	const unknown = kinds?.filter((kind) => !(KINDS as readonly string[]).includes(kind));
+	if (unknown?.length)
+		throw new Error(`--kinds: no kind ${unknown.join(', ')} (${KINDS.join(', ')})`);
 	const counts = argument('processes')?.split(',').map(Number);
 	return seeds.filter((seed) => {
 		const scenario = scenarioOf(seed);
