@@ -167,6 +167,22 @@ describe('the simulator', () => {
 		expect(result).toMatchObject({ lost: 0, duplicated: 0 });
 	});
 
+	it.each([596, 1280])(
+		'processes that join a window another is spending send their few items in its room, not spread to its end: seed %i (100 a minute)',
+		async (seed) => {
+			// Until 2026-11-28 a process that came after another had spent part of the window spread its
+			// items over the rest of it as if every request spent before it came were someone's pace still:
+			// 54 and 63 items ended 42 s after the last process started, in the first minute's room.
+			const { result } = await runScenario(seed);
+			const scenario = scenarioOf(seed);
+			expect(scenario).toMatchObject({ limit: 100, windowMs: 60_000 });
+			expect(result.items).toBeLessThanOrEqual(scenario.limit);
+			const lastStart = Math.max(...scenario.processes.map((p) => p.startMs));
+			expect(result.violations).toEqual([]);
+			expect(result.wallMs - lastStart).toBeLessThan(5_000);
+		},
+	);
+
 	it.each([1720, 1460])(
 		'a process that joins a window others spent does not take their past for many sharers: seed %i (2 processes, 100 a minute) ends in the windows it needs',
 		async (seed) => {

@@ -81,10 +81,11 @@ function shared(window: Window, now: number, waiting: number): Decision {
 		const last = left < Math.ceil(sharers) && !alone;
 		// What this process still has to send, if no more than its share, goes at once.
 		const demand = waiting + inFlight;
-		if (alone || window.resetAt === undefined || demand <= Math.floor(left / sharers))
+		const spreadBy = window.share.spreadBy(sharers, inFlight);
+		if (alone || window.resetAt === undefined || demand <= Math.floor(left / spreadBy))
 			return { grant: 'share', last };
 		if (now < window.nextSendAt) return { at: Math.min(window.nextSendAt, window.resetAt) };
-		return { grant: 'share', last, nextSendAt: now + spreadGap(window, now, sharers, left) };
+		return { grant: 'share', last, nextSendAt: now + spreadGap(window, now, spreadBy, left) };
 	}
 	// Our share is in flight: the next answer says more. With none, the rest is the others'.
 	if (inFlight > 0) return { at: window.resetAt };

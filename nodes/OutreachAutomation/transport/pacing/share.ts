@@ -239,6 +239,17 @@ export class Share {
 		return Math.min(MAX_SHARERS, Math.max(this.sharers, live));
 	}
 
+	/**
+	 * The sharers a share is spread over the window by: in a window this process joined, once its own
+	 * answers show a fall since its first, by that fall. What others spent before it came is their
+	 * past, not a pace they keep; spread by it, a few requests could wait for the window's end.
+	 */
+	spreadBy(sharers: number, inFlight: number): number {
+		if (!this.tally.joined) return sharers;
+		const since = this.tally.sharers(inFlight, !this.cautious || inFlight === 0, 1, true);
+		return since === undefined ? sharers : Math.min(sharers, Math.max(this.sharers, since));
+	}
+
 	/** Whether nothing shows anyone else on the key. */
 	alone(inFlight = 0): boolean {
 		return Math.max(this.sharers, this.tally.sharers(inFlight) ?? 1) < ALONE;

@@ -63,6 +63,35 @@ describe('others on the key, from own answers', () => {
 		expect(share.sharers).toBeCloseTo(4);
 	});
 
+	it('a window joined after someone spent most of it: its share is spread by the fall since its first answer, not by the past', () => {
+		const quiet = new Share();
+		quiet.limit = 100;
+		quiet.started(40, true);
+		answers(quiet, [
+			[40, 1],
+			[39, 2],
+		]);
+		// 60 of the window went before it came (sharers from the limit: 30), none since.
+		expect(quiet.current()).toBeGreaterThan(20);
+		expect(quiet.spreadBy(quiet.current(), 0)).toBe(1);
+
+		const busy = new Share();
+		busy.limit = 100;
+		busy.started(40, true);
+		answers(busy, [
+			[40, 1],
+			[36, 2],
+		]);
+		// Three of others' since its first answer, one of its own.
+		expect(busy.spreadBy(busy.current(), 0)).toBeCloseTo(4);
+		// One answer shows nothing since: the past is all it has.
+		const first = new Share();
+		first.limit = 100;
+		first.started(40, true);
+		answers(first, [[40, 1]]);
+		expect(first.spreadBy(first.current(), 0)).toBe(first.current());
+	});
+
 	it('a window joined after others spent most of it never shows this process alone: slow start goes on', () => {
 		// Its first answer says 5 of 100 are left, and its own five requests take the rest: measured from
 		// that answer it was alone, but someone else spent 95. Until 2026-11-27 it took that for being
