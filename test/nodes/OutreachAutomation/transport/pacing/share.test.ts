@@ -17,6 +17,14 @@ function settled(): Share {
 	return share;
 }
 
+/** A share whose probe joined a window of 100 that others had spent down to `left`. */
+function joinedAt(left: number): Share {
+	const share = new Share();
+	share.limit = 100;
+	share.started(left, true);
+	return share;
+}
+
 /** Own answers `seq` told `remaining`, in that order. */
 function answers(share: Share, told: Array<[remaining: number, seq: number]>): void {
 	for (const [remaining, seq] of told) share.answered(remaining, seq);
@@ -48,9 +56,7 @@ describe('others on the key, from own answers', () => {
 	it('a window joined after someone spent most of it: others while it lasts; for the next, only what showed since', () => {
 		// Someone took 81 of 100 before this process's first window (or before a probe sent at a reset
 		// named too early): that says how much is left, not how many will share the next window.
-		const share = new Share();
-		share.limit = 100;
-		share.started(19, true);
+		const share = joinedAt(19);
 		answers(share, [
 			[19, 1],
 			[15, 2],
@@ -64,9 +70,7 @@ describe('others on the key, from own answers', () => {
 	});
 
 	it('a window joined after someone spent most of it: its share is spread by the fall since its first answer, not by the past', () => {
-		const quiet = new Share();
-		quiet.limit = 100;
-		quiet.started(40, true);
+		const quiet = joinedAt(40);
 		answers(quiet, [
 			[40, 1],
 			[39, 2],
@@ -75,9 +79,7 @@ describe('others on the key, from own answers', () => {
 		expect(quiet.current()).toBeGreaterThan(20);
 		expect(quiet.spreadBy(quiet.current(), 0)).toBe(1);
 
-		const busy = new Share();
-		busy.limit = 100;
-		busy.started(40, true);
+		const busy = joinedAt(40);
 		answers(busy, [
 			[40, 1],
 			[36, 2],
@@ -85,9 +87,7 @@ describe('others on the key, from own answers', () => {
 		// Three of others' since its first answer, one of its own.
 		expect(busy.spreadBy(busy.current(), 0)).toBeCloseTo(4);
 		// One answer shows nothing since: the past is all it has.
-		const first = new Share();
-		first.limit = 100;
-		first.started(40, true);
+		const first = joinedAt(40);
 		answers(first, [[40, 1]]);
 		expect(first.spreadBy(first.current(), 0)).toBe(first.current());
 	});
@@ -96,9 +96,7 @@ describe('others on the key, from own answers', () => {
 		// Its first answer says 5 of 100 are left, and its own five requests take the rest: measured from
 		// that answer it was alone, but someone else spent 95. Until 2026-11-27 it took that for being
 		// alone and spent its whole next window at once, as did the one that had spent the 95.
-		const share = new Share();
-		share.limit = 100;
-		share.started(5, true);
+		const share = joinedAt(5);
 		answers(share, [
 			[4, 1],
 			[3, 2],
