@@ -5,28 +5,53 @@
  * table of it, and its tests are a corpus of the spellings real data carries.
  */
 
+import { pastedAddress, withoutInvisible } from './pastedText';
+
 /** What the rule makes of one address: the person's key, or why it names no one. */
 export type Identity =
 	| {
 			key: string;
 			/**
-			 * A text every usual spelling of this profile contains (case aside), for a server's search;
-			 * undefined where stored spellings may differ in more than case (Unicode handles, which may be
-			 * stored percent-encoded or decomposed). A spelling that percent-encodes plain letters or
-			 * digits is not usual: no browser or export writes one.
+			 * What a search term promises: every usual spelling of this profile, as a lead stores it,
+			 * contains it (case aside), so a server's substring search for it finds every such lead (and
+			 * maybe more, which the key then tells apart). Undefined where stored spellings may differ in
+			 * more than case: Unicode handles and other sites' non-ASCII addresses (stored percent-encoded,
+			 * decomposed or as punycode), and any address the URL parser rewrote. Not usual: a spelling
+			 * that percent-encodes plain letters or digits, or has invisible characters inside.
 			 */
 			searchTerm?: string;
 	  }
 	| { refused: string };
 
-const EDGE_SPACE = /^[\s\u200B-\u200D\u2060\uFEFF]+|[\s\u200B-\u200D\u2060\uFEFF]+$/g;
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+const ASCII = /^[\x21-\x7e]+$/;
 /** A host written without a scheme must look like one: "name.tld", so "n/a" or "-" is no address. */
 const BARE_HOST = /^[^\s/?#:.@]+(?:\.[^\s/?#:.@]+)*\.[a-z]{2,}(?::\d+)?(?:[/?#]|$)/i;
-/** LinkedIn's member ids (`/in/ACoAA...`): case matters in them, unlike in chosen handles. */
-const MEMBER_ID = /^ACo[A-Za-z0-9_-]{20,}$/;
+/**
+ * LinkedIn's member ids (`/in/ACoAA...`, 39 characters of base64url): case matters in them, unlike in
+ * chosen handles, which may begin with the same letters ("ACoolEngineer").
+ */
+const MEMBER_ID = /^ACoAA[A-Za-z0-9_-]{34}$/;
 /** A handle a search can find in every stored spelling, upper or lower case. */
 const PLAIN_HANDLE = /^[a-z0-9_-]+$/;
+/** A handle names someone only with a letter or a digit in it ("-" or "_" alone names no one). */
+const NAMES_SOMEONE = /[\p{L}\p{N}]/u;
+/**
+ * Spaces and punctuation LinkedIn never puts in a handle: a typo ("ada%lovelace"), or text run together
+ * with the address ("adahttps://…"), not a person's handle.
+ */
+const NOT_IN_HANDLES = /[\s!"#$%&'()*+,:;<=>?@[\\\]^`{|}~]/;
+/** Handles LinkedIn itself uses that name no one in particular. */
+const PLACEHOLDERS: Record<string, string> = {
+	unavailable:
+		'is the page LinkedIn shows for a profile that is not available (/in/unavailable): it names no one',
+	me: 'is the address of whoever opens it (/in/me): it names no one',
+};
+/** Path prefixes under which LinkedIn serves the same pages: LinkedIn Lite, and links in its e-mails. */
+const SURFACES = new Set(['mwlite', 'comm']);
+/** LinkedIn's sign-in pages, which carry the page they lead to after signing in. */
+const SIGN_IN = new Set(['authwall', 'uas', 'login', 'signup', 'checkpoint']);
+const REDIRECT_PARAMETERS = ['sessionRedirect', 'session_redirect'];
 
 const refuse = (reason: string): Identity => ({ refused: reason });
 
@@ -51,17 +76,21 @@ function linkedInIdentity(url: URL): Identity {
 	const segments = url.pathname
 		.split('/')
 		.filter(Boolean)
-		.map((segment) => decode(segment).normalize('NFC'));
-	// LinkedIn Lite serves profiles under /mwlite/in/<handle>.
-	if (segments[0]?.toLowerCase() === 'mwlite') segments.shift();
+		.map((segment) => withoutInvisible(decode(segment).normalize('NFC')));
+	while (SURFACES.has(segments[0]?.toLowerCase())) segments.shift();
 	const [section = '', ...rest] = segments;
 	switch (section.toLowerCase()) {
 		case 'in': {
 			// Anything after the handle is a sub-page (/details/..., /recent-activity/...) or a locale (/de).
 			const handle = (rest[0] ?? '').trim();
 			if (!handle) return refuse('has no profile handle after /in/: it names no one');
+			if (!NAMES_SOMEONE.test(handle))
+				return refuse(`has a handle with no letter or digit ("${handle}"): it names no one`);
+			if (NOT_IN_HANDLES.test(handle))
+				return refuse(`has a handle with characters no LinkedIn handle has ("${handle}")`);
 			if (MEMBER_ID.test(handle)) return { key: `linkedin:in/${handle}` };
 			const folded = handle.toLowerCase();
+			if (Object.hasOwn(PLACEHOLDERS, folded)) return refuse(PLACEHOLDERS[folded]);
 			return {
 				key: `linkedin:in/${folded}`,
 				searchTerm: PLAIN_HANDLE.test(folded) ? folded : undefined,
@@ -71,7 +100,7 @@ function linkedInIdentity(url: URL): Identity {
 			// The old public address: /pub/<name>/<a>/<b>/<c>, all four parts; /pub/dir/... is a search.
 			const parts = rest.slice(0, 4).map((part) => part.trim().toLowerCase());
 			if (parts[0] === 'dir') return refuse('is a directory search, not a profile');
-			if (parts.length < 4 || parts.some((part) => !part))
+			if (parts.length < 4 || parts.some((part) => !NAMES_SOMEONE.test(part)))
 				return refuse('is an incomplete /pub/ address: it needs /pub/<name>/<a>/<b>/<c>');
 			const path = `pub/${parts.join('/')}`;
 			return {
@@ -106,22 +135,23 @@ function linkedInIdentity(url: URL): Identity {
 
 /**
  * Another site's address: the same person only when the same address, scheme, host letter case and a
- * trailing slash aside. A site's root names the site, not a person.
+ * trailing slash aside. A site's root names the site, not a person, whatever query or fragment follows.
+ * `text` is the address as written, for the search term's promise.
  */
-function otherSiteIdentity(url: URL): Identity {
+function otherSiteIdentity(url: URL, text: string): Identity {
 	const path = url.pathname.replace(/\/+$/, '');
-	if (!path && !url.search && !url.hash) return refuse('is the address of a site, not of a person');
+	if (!path) return refuse('is the address of a site, not of a person');
 	const host = url.hostname.replace(/\.$/, '');
 	const key = `url:${host}${url.port ? `:${url.port}` : ''}${path}${url.search}${url.hash}`;
-	return { key, searchTerm: `${host}${path}` };
+	const term = `${host}${path}`;
+	// Only a term the address holds as written: the parser's punycode, percent-escapes or resolved dot
+	// segments are not in the text a lead stores.
+	const asWritten = ASCII.test(text) && text.toLowerCase().includes(term.toLowerCase());
+	return { key, searchTerm: asWritten ? term : undefined };
 }
 
-/**
- * The address as a web address with its scheme ("linkedin.com/in/x" as CSV imports store it gets
- * https://), white space around it dropped; or why it is not one.
- */
-export function webAddress(raw: string): string | { refused: string } {
-	const text = raw.replace(EDGE_SPACE, '');
+/** The text as an absolute web address ("linkedin.com/in/x" gets https://), or why it is not one. */
+function absoluteOf(text: string): string | { refused: string } {
 	if (!text) return { refused: 'is empty' };
 	const scheme = SCHEME.exec(text)?.[1]?.toLowerCase();
 	let absolute = text;
@@ -133,6 +163,52 @@ export function webAddress(raw: string): string | { refused: string } {
 	} else if (scheme !== 'http' && scheme !== 'https') return { refused: 'is not a web address' };
 	if (/\s/.test(absolute)) return { refused: 'is not a web address (it contains spaces)' };
 	return absolute;
+}
+
+/**
+ * LinkedIn's wrappers of one profile's address, unwrapped: a link from its e-mails (/comm/in/...) is the
+ * profile's own address; its sign-in page (/authwall?sessionRedirect=...) leads to the address it
+ * carries, followed only to LinkedIn itself and only once.
+ */
+function unwrapped(absolute: string, depth = 0): string | { refused: string } {
+	let url: URL;
+	try {
+		url = new URL(absolute);
+	} catch {
+		return absolute;
+	}
+	if (!isLinkedIn(url.hostname.toLowerCase().replace(/\.$/, ''))) return absolute;
+	const section = url.pathname.split('/').find(Boolean)?.toLowerCase() ?? '';
+	if (section === 'comm') return absolute.replace(/^(https?:\/\/[^/?#]+)\/+comm(?=\/)/i, '$1');
+	const redirect = REDIRECT_PARAMETERS.map((name) => url.searchParams.get(name)).find(Boolean);
+	if (!SIGN_IN.has(section) || !redirect) return absolute;
+	const carried = withoutInvisible(redirect).trim();
+	// A path alone ("/in/ada") leads to a page of the same site.
+	const target = /^\/(?!\/)/.test(carried) ? `${url.origin}${carried}` : absoluteOf(carried);
+	const host = typeof target === 'string' && URL.canParse(target) ? new URL(target).hostname : '';
+	if (depth > 0 || typeof target !== 'string' || !isLinkedIn(host.toLowerCase().replace(/\.$/, '')))
+		return { refused: "is LinkedIn's sign-in page leading to no LinkedIn profile" };
+	return unwrapped(target, depth + 1);
+}
+
+/**
+ * The address a pasted text names, as a web address: the debris of the paste taken away (pastedText),
+ * with its scheme, and LinkedIn's wrappers of a profile unwrapped; or why it is not one. It is what
+ * Create and Create or Update send, and what the identity rule reads.
+ */
+export function webAddress(raw: string): string | { refused: string } {
+	const { address, label } = pastedAddress(raw);
+	const absolute = absoluteOf(address);
+	if (typeof absolute !== 'string') return absolute;
+	// "[linkedin.com/in/a](https://linkedin.com/in/b)": which of the two was meant is not known.
+	if (label && typeof absoluteOf(label) === 'string' && !sameProfile(label, absolute))
+		return { refused: 'is a link whose text is another address: which one is meant is not known' };
+	return unwrapped(absolute);
+}
+
+function sameProfile(a: string, b: string): boolean {
+	const [ka, kb] = [profileKey(a), profileKey(b)];
+	return ka !== undefined && ka === kb;
 }
 
 /**
@@ -151,7 +227,7 @@ export function profileIdentity(raw: unknown): Identity {
 	}
 	const host = url.hostname.toLowerCase().replace(/\.$/, '');
 	if (!host) return refuse('is not a web address');
-	return isLinkedIn(host) ? linkedInIdentity(url) : otherSiteIdentity(url);
+	return isLinkedIn(host) ? linkedInIdentity(url) : otherSiteIdentity(url, absolute);
 }
 
 /** The key a profile address is known by, or undefined when the rule refuses it. */

@@ -5,10 +5,13 @@
  */
 import fc from 'fast-check';
 
+import { Store } from '../../../sandbox/store';
+
 import {
 	profileIdentity,
 	profileKey,
 	storedKey,
+	webAddress,
 } from '../../../../nodes/OutreachAutomation/resources/profileIdentity';
 
 const ADA = 'linkedin:in/ada-lovelace';
@@ -53,8 +56,6 @@ const SAME: Array<[string, string]> = [
 	['https://www.linkedin.com/in/%E7%8E%8B%E8%8A%B3', 'linkedin:in/王芳'],
 	['linkedin.com/in/王芳', 'linkedin:in/王芳'],
 	['https://www.linkedin.com/in/zo%C3%AB-d', 'linkedin:in/zoë-d'],
-	// A stray "%" is compared as written.
-	['https://www.linkedin.com/in/100%-ada', 'linkedin:in/100%-ada'],
 	// The old public address is kept whole; case aside.
 	['http://www.linkedin.com/pub/ada-lovelace/1a/2b3/4c5', 'linkedin:pub/ada-lovelace/1a/2b3/4c5'],
 	['https://uk.linkedin.com/pub/Ada-Lovelace/1A/2B3/4C5/', 'linkedin:pub/ada-lovelace/1a/2b3/4c5'],
@@ -82,6 +83,63 @@ const SAME: Array<[string, string]> = [
 	['github.com/ada', 'url:github.com/ada'],
 	['https://xing.com/profile/Ada_Lovelace', 'url:xing.com/profile/Ada_Lovelace'],
 	['https://ada.dev/about?lang=en', 'url:ada.dev/about?lang=en'],
+	// What a paste leaves: cleaned, never a new person.
+	['https://www.linkedin.com/in/ada-lovelace.', ADA],
+	['https://www.linkedin.com/in/ada-lovelace/,', ADA],
+	['https://www.linkedin.com/in/ada-lovelace)', ADA],
+	['https://www.linkedin.com/in/ada-lovelace>', ADA],
+	['https://www.linkedin.com/in/ada-lovelace"', ADA],
+	['https://www.linkedin.com/in/ada-lovelace?!', ADA],
+	['https://www.linkedin.com/in/ada-lovelace。', ADA],
+	['<https://www.linkedin.com/in/ada-lovelace>', ADA],
+	['"https://www.linkedin.com/in/ada-lovelace"', ADA],
+	["'linkedin.com/in/ada-lovelace'", ADA],
+	['“https://www.linkedin.com/in/ada-lovelace”', ADA],
+	['«https://www.linkedin.com/in/ada-lovelace»', ADA],
+	['(https://www.linkedin.com/in/ada-lovelace).', ADA],
+	['"<https://www.linkedin.com/in/ada-lovelace>",', ADA],
+	['**https://www.linkedin.com/in/ada-lovelace**', ADA],
+	['[Ada Lovelace](https://www.linkedin.com/in/ada-lovelace)', ADA],
+	['[Ada](<https://www.linkedin.com/in/ada-lovelace/>).', ADA],
+	['[linkedin.com/in/ada-lovelace](https://www.linkedin.com/in/Ada-Lovelace?trk=x)', ADA],
+	['https://www.linkedin.com/in/ada-​lovelace', ADA],
+	['https://www.linkedin.com/in/ada-love­lace', ADA],
+	['https://www.linkedin.com/in/ada-lovelace%E2%80%8B', ADA],
+	['﻿‎https://www.linkedin.com/in/ada-lovelace‏', ADA],
+	['https://www.linkedin.com/in/ada-‌lovelace', ADA],
+	['https://en.wikipedia.org/wiki/Ada_(name)', 'url:en.wikipedia.org/wiki/Ada_(name)'],
+	['https://en.wikipedia.org/wiki/Ada_(name)).', 'url:en.wikipedia.org/wiki/Ada_(name)'],
+	['<https://github.com/ada>', 'url:github.com/ada'],
+	// LinkedIn's wrappers of one profile: its e-mails' links and its sign-in page.
+	['https://www.linkedin.com/comm/in/ada-lovelace?midToken=AQFbl_rM&trk=eml-header-5-profile', ADA],
+	['https://uk.linkedin.com/comm/in/Ada-Lovelace/', ADA],
+	[
+		'https://www.linkedin.com/authwall?trk=bf&trkInfo=AQGKMGxS&original_referer=&sessionRedirect=https%3A%2F%2Fwww.linkedin.com%2Fin%2Fada-lovelace',
+		ADA,
+	],
+	[
+		'https://www.linkedin.com/authwall?sessionRedirect=https%3A%2F%2Fuk.linkedin.com%2Fin%2Fada-lovelace%2F',
+		ADA,
+	],
+	['https://www.linkedin.com/uas/login?session_redirect=%2Fin%2Fada-lovelace', ADA],
+	[
+		'https://www.linkedin.com/login?session_redirect=https%3A%2F%2Fwww.linkedin.com%2Fcomm%2Fin%2Fada-lovelace',
+		ADA,
+	],
+	[
+		'https://www.linkedin.com/signup/cold-join?session_redirect=https%3A%2F%2Fwww.linkedin.com%2Fin%2Fada-lovelace',
+		ADA,
+	],
+	// A vanity handle that begins like a member id is a vanity handle: any letter case.
+	[
+		'https://www.linkedin.com/in/ACoolDataEngineerFromBerlin',
+		'linkedin:in/acooldataengineerfromberlin',
+	],
+	[
+		'https://www.linkedin.com/in/acooldataengineerfromberlin/',
+		'linkedin:in/acooldataengineerfromberlin',
+	],
+	['https://www.linkedin.com/in/ACoAAProductLead', 'linkedin:in/acoaaproductlead'],
 ];
 
 /** Pairs that look alike but name different people (or may): never one key. */
@@ -101,7 +159,20 @@ const DIFFERENT: Array<[string, string]> = [
 	['https://www.linkedin.com/in/ada-lovelace', 'https://github.com/in/ada-lovelace'],
 	['https://github.com/Ada', 'https://github.com/ada'],
 	['https://example.com/people?id=1', 'https://example.com/people?id=2'],
-	['https://app.example.com/#/people/1', 'https://app.example.com/#/people/2'],
+	['https://app.example.com/people#1', 'https://app.example.com/people#2'],
+	// A zero-width non-joiner between two Persian letters is part of the name: kept, never merged.
+	[
+		'https://www.linkedin.com/in/%D9%85%DB%8C%E2%80%8C%D8%B1%D8%A7',
+		'https://www.linkedin.com/in/%D9%85%DB%8C%D8%B1%D8%A7',
+	],
+	[
+		'[Ada](https://www.linkedin.com/in/ada-lovelace)',
+		'[Ada](https://www.linkedin.com/in/ada-byron)',
+	],
+	[
+		'https://www.linkedin.com/comm/in/ada-lovelace',
+		'https://www.linkedin.com/comm/in/ada-lovelace-1',
+	],
 	['https://www.linkedin.com/in/ada', 'https://www.linkedin.com/pub/ada/1/2/3'],
 ];
 
@@ -138,6 +209,51 @@ const REFUSED: Array<[unknown, RegExp]> = [
 	['javascript:alert(1)', /not a web address/],
 	['https://exa mple.com/in/x', /not a web address/],
 	['https://', /not a web address/],
+	// LinkedIn's placeholders and the viewer's own page.
+	['https://www.linkedin.com/in/unavailable/', /not available/],
+	['https://www.linkedin.com/in/Unavailable?trk=x', /not available/],
+	['https://www.linkedin.com/in/me', /whoever opens it/],
+	['https://www.linkedin.com/in/me/details/experience/', /whoever opens it/],
+	['https://www.linkedin.com/comm/in/me', /whoever opens it/],
+	// Handles of punctuation or invisible characters only.
+	['https://www.linkedin.com/in/-', /no letter or digit/],
+	['https://www.linkedin.com/in/--_/', /no letter or digit/],
+	['https://www.linkedin.com/in/%E2%80%94', /no letter or digit/],
+	['https://www.linkedin.com/in/​', /no profile handle/],
+	['https://www.linkedin.com/in/%E2%80%8B/', /no profile handle/],
+	['https://www.linkedin.com/in/­﻿', /no profile handle/],
+	['https://www.linkedin.com/pub/-/1a/2b3/4c5', /incomplete \/pub\//],
+	// A site's root names the site, whatever follows it.
+	['https://acme.com/?utm_source=crm', /site, not of a person/],
+	['https://acme.com/#team', /site, not of a person/],
+	['acme.com?ref=linkedin', /site, not of a person/],
+	['https://app.example.com/#/people/1', /site, not of a person/],
+	// Wrappers that lead nowhere, or elsewhere.
+	['https://www.linkedin.com/authwall?trk=bf', /LinkedIn page \(\/authwall\//],
+	[
+		'https://www.linkedin.com/authwall?sessionRedirect=https%3A%2F%2Fevil.example%2Fin%2Fada',
+		/sign-in page/,
+	],
+	[
+		'https://www.linkedin.com/authwall?sessionRedirect=https%3A%2F%2Fwww.linkedin.com%2Fauthwall%3FsessionRedirect%3D%252Fin%252Fada',
+		/sign-in page/,
+	],
+	['https://www.linkedin.com/redir/redirect?url=https%3A%2F%2Fgithub.com%2Fada', /LinkedIn page/],
+	['https://www.linkedin.com/comm/feed/', /LinkedIn page \(\/feed\//],
+	// A paste that is not one address.
+	[
+		'[linkedin.com/in/ada-byron](https://www.linkedin.com/in/ada-lovelace)',
+		/link whose text is another address/,
+	],
+	['<a href="https://www.linkedin.com/in/ada-lovelace">Ada</a>', /not a web address/],
+	['https://www.linkedin.com/in/ada https://www.linkedin.com/in/bob', /not a web address/],
+	[
+		'https://www.linkedin.com/in/adahttps://www.linkedin.com/in/bob',
+		/characters no LinkedIn handle has/,
+	],
+	['https://www.linkedin.com/in/ada%20lovelace', /characters no LinkedIn handle has/],
+	// A stray "%" is a typo: no handle has one.
+	['https://www.linkedin.com/in/100%-ada', /characters no LinkedIn handle has/],
 	[undefined, /not text/],
 	[42, /not text/],
 ];
@@ -164,20 +280,67 @@ describe('profile identity: the corpus', () => {
 	});
 
 	it('a search term is given only where every usual spelling of the profile contains it, case aside', () => {
-		// Percent-encoding a plain letter or "-" is no usual spelling: no browser or export writes one.
-		const usual = SAME.filter(([address]) => !/%2D/i.test(address));
+		// Percent-encoding a plain letter or "-", or an invisible character inside an address, is no usual
+		// spelling: no browser or export writes one.
+		const usual = SAME.filter(
+			([address]) => !/%2D|%E2%80%8B|[^\s\uFEFF\u200E][\u00AD\u200B\u200C]/i.test(address),
+		);
 		for (const [address, key] of usual) {
 			const identity = profileIdentity(address);
 			if (!('key' in identity) || identity.searchTerm === undefined) continue;
-			for (const [other, otherKey] of usual) {
-				if (otherKey !== key) continue;
-				expect(other.toLowerCase()).toContain(identity.searchTerm.toLowerCase());
+			for (const [other, otherKey] of SAME) {
+				if (otherKey !== key || /%2D/i.test(other)) continue;
+				// Every usual spelling as stored by another tool, and every spelling as this node stores it.
+				if (usual.some(([u]) => u === other))
+					expect(other.toLowerCase()).toContain(identity.searchTerm.toLowerCase());
+				expect(String(webAddress(other)).toLowerCase()).toContain(
+					identity.searchTerm.toLowerCase(),
+				);
 			}
+		}
+		// Another site's address the URL parser rewrites (punycode, percent-escapes) is not searched for.
+		for (const address of ['https://müller.de/team/jan', 'https://example.com/team/zoë']) {
+			expect(profileIdentity(address)).toEqual({ key: expect.any(String), searchTerm: undefined });
 		}
 		// Encoded or Unicode handles are not searched for: their stored spellings differ in more than case.
 		expect(profileIdentity('https://www.linkedin.com/in/jürgen-m')).not.toHaveProperty(
 			'searchTerm',
 			expect.anything(),
+		);
+	});
+
+	it("the search term's promise on the sandbox's substring search: every lead stored in a usual spelling of a key is found, for every kind of key", () => {
+		const store = new Store();
+		const usual = SAME.filter(
+			([address]) => !/%2D|%E2%80%8B|[^\s\uFEFF\u200E][\u00AD\u200B\u200C]/i.test(address),
+		);
+		// Stored as another tool wrote it, and as this node sends it.
+		for (const [address] of usual) {
+			store.addLead({ first_name: 'As written', linkedin_url: address });
+			store.addLead({ first_name: 'As sent', linkedin_url: String(webAddress(address)) });
+		}
+		const kinds = new Set<string>();
+		for (const [address, key] of usual) {
+			const identity = profileIdentity(address);
+			if (!('key' in identity) || identity.searchTerm === undefined) continue;
+			kinds.add(key.split(/[:/]/).slice(0, 2).join(':'));
+			const found = new Set(
+				store.findLeads({ search: identity.searchTerm.toUpperCase() }, 'record').map((l) => l.id),
+			);
+			const stored = [...store.leads.values()].filter((l) => profileKey(l.linkedin_url) === key);
+			expect(stored.filter((l) => !found.has(l.id)).map((l) => l.linkedin_url)).toEqual([]);
+		}
+		// /in/ handles, /pub/ addresses, /profile/view ids, other sites' addresses.
+		expect([...kinds].sort()).toEqual(
+			[
+				'linkedin:id',
+				'linkedin:in',
+				'linkedin:pub',
+				'url:en.wikipedia.org',
+				'url:github.com',
+				'url:xing.com',
+				'url:ada.dev',
+			].sort(),
 		);
 	});
 
@@ -201,7 +364,8 @@ const handleChar = fc.constantFrom(
 const handle = fc
 	.array(handleChar, { minLength: 1, maxLength: 20 })
 	.map((chars) => chars.join(''))
-	.filter((h) => !/^aco/i.test(h));
+	// A handle names someone with a letter or a digit, and is none of LinkedIn's placeholders.
+	.filter((h) => /[\p{L}\p{N}]/u.test(h) && !['me', 'unavailable'].includes(h));
 
 /** One spelling of the profile /in/<handle>, drawn from what real data carries. */
 const spelling = (h: string) =>
@@ -303,6 +467,138 @@ describe('profile identity: properties', () => {
 				},
 			),
 			{ numRuns: 2000, seed: 39 },
+		);
+	});
+});
+
+// ---- what a paste leaves, and LinkedIn's wrappers
+
+/** One spelling of /in/<handle>, maybe inside one of LinkedIn's wrappers of a profile's address. */
+const wrapped = (h: string) =>
+	fc
+		.tuple(spelling(h), fc.constantFrom('none', 'comm', 'authwall', 'login'))
+		.map(([address, wrapper]) => {
+			const bare = address.trim();
+			if (wrapper === 'comm') return address.replace(/\/(in|IN|In)\//, '/comm/$1/');
+			if (wrapper === 'authwall')
+				return `https://www.linkedin.com/authwall?trk=bf&original_referer=&sessionRedirect=${encodeURIComponent(bare.startsWith('//') ? `https:${bare}` : bare)}`;
+			if (wrapper === 'login')
+				return `https://www.linkedin.com/uas/login?session_redirect=${encodeURIComponent(bare.replace(/^[^/]*\/\/[^/]+|^[^/]+/, ''))}`;
+			return address;
+		});
+
+/** What copy-paste leaves around and inside an address, all of which the rule cleans. */
+const debris = (address: string) =>
+	fc
+		.record({
+			wrap: fc.constantFrom(
+				['', ''],
+				['<', '>'],
+				['"', '"'],
+				["'", "'"],
+				['\u201C', '\u201D'],
+				['\u00AB', '\u00BB'],
+				['(', ')'],
+				['**', '**'],
+				['[Profile](', ')'],
+				['[Ada Lovelace](<', '>)'],
+				['"<', '>"'],
+			),
+			trail: fc.constantFrom(
+				'',
+				'.',
+				',',
+				';',
+				':',
+				'!',
+				'?',
+				')',
+				'>',
+				'"',
+				'.)',
+				'),',
+				'\u3002',
+				'\u2026',
+			),
+			invisible: fc.constantFrom('', '\u200B', '\u00AD', '\uFEFF', '\u2060', '\u200E', '\u202C'),
+			at: fc.nat(),
+		})
+		.map(({ wrap: [open, close], trail, invisible, at }) => {
+			const cut = at % (address.length + 1);
+			const inside = `${address.slice(0, cut)}${invisible}${address.slice(cut)}`;
+			return `${open}${inside}${close}${trail}`;
+		});
+
+/** Text a paste may carry that no rule can clean, before and after the address. */
+const junk = fc.oneof(
+	fc
+		.constantFrom(
+			'Ada Lovelace: ',
+			'LinkedIn - ',
+			'|',
+			'{',
+			'%',
+			'https://www.linkedin.com/in/bob, ',
+			'https://www.linkedin.com/in/bob;',
+			'www.linkedin.com/in/bob,',
+		)
+		.map((text) => ({ text, before: true })),
+	fc
+		.constantFrom(
+			' and more',
+			' (Ada)',
+			'|',
+			'\\',
+			'{',
+			'%',
+			',https://www.linkedin.com/in/bob',
+			'; https://www.linkedin.com/in/bob',
+			'\nhttps://www.linkedin.com/in/bob',
+			'|www.linkedin.com/in/bob',
+		)
+		.map((text) => ({ text, before: false })),
+);
+
+describe('profile identity: debris and wrappers', () => {
+	const keyOf = (h: string) => `linkedin:in/${h.normalize('NFC').toLowerCase()}`;
+
+	it('every spelling of one profile, wrapped or not, with any debris, gives its key', () => {
+		fc.assert(
+			fc.property(
+				handle.chain((h) => fc.tuple(fc.constant(h), wrapped(h).chain(debris))),
+				([h, text]) => {
+					expect(profileKey(text)).toBe(keyOf(h));
+				},
+			),
+			{ numRuns: 2000, seed: 56 },
+		);
+	});
+
+	it('text no rule can clean around a spelling gives its key or a refusal, never another key', () => {
+		fc.assert(
+			fc.property(
+				handle.chain((h) => fc.tuple(fc.constant(h), wrapped(h).chain(debris), junk)),
+				([h, text, { text: extra, before }]) => {
+					const key = profileKey(before ? `${extra}${text}` : `${text}${extra}`);
+					if (key !== undefined) expect(key).toBe(keyOf(h));
+				},
+			),
+			{ numRuns: 2000, seed: 57 },
+		);
+	});
+
+	it('different profiles never share a key, whatever their wrappers and debris', () => {
+		fc.assert(
+			fc.property(
+				fc
+					.tuple(handle, handle)
+					.filter(([a, b]) => keyOf(a) !== keyOf(b))
+					.chain(([a, b]) => fc.tuple(wrapped(a).chain(debris), wrapped(b).chain(debris))),
+				([a, b]) => {
+					expect(profileKey(a)).not.toBe(profileKey(b));
+				},
+			),
+			{ numRuns: 2000, seed: 58 },
 		);
 	});
 });
