@@ -10,7 +10,7 @@ import type { ItemParameters } from '../shared/parameters';
 import { describe, invalid } from '../shared/parameters';
 import type { Identity } from './profileIdentity';
 import { exactKey, profileIdentity, profileKey, storedKey } from './profileIdentity';
-import type { OperationRun, Pipeline, RequestPart, RunRequest } from './table';
+import type { FirstPage, OperationRun, Pipeline, RequestPart, RunRequest } from './table';
 import { mayHaveRun } from './table';
 
 export type Outcome = 'created' | 'updated' | 'unchanged';
@@ -100,14 +100,16 @@ function finderOf(pipeline: Pipeline, items: number, field: string): () => Promi
 	let finder: Promise<Finder> | undefined;
 	let whole: Promise<Index> | undefined;
 	const list: RunRequest = { method: 'GET', path: '/leads', safeToRepeat: true };
-	const readIndex = () => (whole ??= pipeline.readAll(list).then((leads) => indexed(leads, field)));
+	// The list read from page 2 on when page 1 was just read (`first`): page 1 is asked once.
+	const readIndex = (first?: FirstPage) =>
+		(whole ??= pipeline.readAll(list, first).then((leads) => indexed(leads, field)));
 
 	/**
 	 * Searches one lead of the first page by its profile's search term, in other letter case: found, and
 	 * fewer leads than the list, proves the search finds profiles whatever their case. Undefined: nothing
 	 * to learn from.
 	 */
-	const learn = async (first: { items: IDataObject[]; total?: number }) => {
+	const learn = async (first: FirstPage) => {
 		let target: { key: string; searchTerm: string } | undefined;
 		for (const lead of first.items) {
 			const identity = profileIdentity(lead[field]);
@@ -146,9 +148,10 @@ function finderOf(pipeline: Pipeline, items: number, field: string): () => Promi
 				first.total === undefined
 					? Infinity
 					: Math.ceil(first.total / Math.max(1, first.items.length)) + 1;
-			if (items <= pages) return { kind: 'search', index: readIndex };
+			// The list, if searches need it later, is read whole then: page 1 may have changed by then.
+			if (items <= pages) return { kind: 'search', index: () => readIndex() };
 		}
-		return { kind: 'list', index: await readIndex() };
+		return { kind: 'list', index: await readIndex(first) };
 	};
 
 	return () => (finder ??= build());

@@ -98,15 +98,24 @@ export interface RunRequest {
 export interface Pipeline {
 	/** One request: its data, and `meta.total` when the server gives a usable count. */
 	send(request: RunRequest): Promise<{ data: unknown; total?: number }>;
-	/** Every item of a list endpoint, all pages read the way Return All reads them. */
-	readAll(request: RunRequest): Promise<IDataObject[]>;
+	/**
+	 * Every item of a list endpoint, all pages read the way Return All reads them; from page 2 on when
+	 * given the list's first page as `firstPage` just read it.
+	 */
+	readAll(request: RunRequest, first?: FirstPage): Promise<IDataObject[]>;
 	/** The credential's rate-limit window key (a hash, never the API key), for what is learnt per server. */
 	credentialKey(): Promise<string | undefined>;
 	/**
 	 * The first page of a list, as large as the server serves (a refused page size falls back, as in
 	 * Return All), with `meta.total` when usable.
 	 */
-	firstPage(request: RunRequest): Promise<{ items: IDataObject[]; total?: number }>;
+	firstPage(request: RunRequest): Promise<FirstPage>;
+}
+
+/** A list's first page, with `meta.total` when usable (and what the pipeline needs to read on). */
+export interface FirstPage {
+	items: IDataObject[];
+	total?: number;
 }
 
 /** One input item of an operation that runs its own requests: its output objects (usually one). */

@@ -10,7 +10,7 @@ import { NodeOperationError, UnexpectedError } from 'n8n-workflow';
 import { findOperation } from '../resources';
 import type { ItemRun, ItemRunner, Operation, Pipeline, ResourceTable } from '../resources/table';
 import { itemParameters, requiredId, type ItemParameters } from '../shared/parameters';
-import { metaCount, readFirstPage, readList } from '../transport/pages';
+import { metaCount, readFirstPage, readList, type SizedPage } from '../transport/pages';
 import { pause } from '../transport/clock';
 import type { ApiRequest } from '../transport/request';
 import { apiRequest, cancelSignal, windowKeyOf, withdrawWaits } from '../transport/request';
@@ -243,7 +243,9 @@ function pipelineFor(
 			const { data, meta } = await apiRequest(ctx, { ...base, ...request, prepare });
 			return { data, total: metaCount(meta?.total) };
 		},
-		readAll: async (request) => await readList(ctx, { ...base, ...request }),
+		// A first page is only ever one that firstPage below returned: a SizedPage.
+		readAll: async (request, first) =>
+			await readList(ctx, { ...base, ...request }, undefined, first as SizedPage | undefined),
 		firstPage: async (request) => await readFirstPage(ctx, { ...base, ...request }),
 		credentialKey: async () => await windowKeyOf(ctx),
 	};

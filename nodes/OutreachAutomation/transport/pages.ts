@@ -188,6 +188,7 @@ export async function readList(
 	ctx: RequestContext,
 	request: ApiRequest,
 	limit?: number,
+	first?: SizedPage,
 ): Promise<IDataObject[]> {
 	const results: IDataObject[] = [];
 	const seen = new Set<string>();
@@ -210,7 +211,16 @@ export async function readList(
 		return added;
 	};
 
+	// Page 1 as the caller already read it (readFirstPage): not asked again, at its size.
+	let reuse = first;
 	const fetch = async (number: number, asked: number) => {
+		if (number === 1 && reuse) {
+			const page = reuse;
+			reuse = undefined;
+			key = page.key;
+			size = page.size;
+			return page;
+		}
 		if (requests >= MAX_PAGE_REQUESTS) {
 			throw listTooLongError(ctx.getNode(), requests, results.length, request);
 		}
