@@ -6,6 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { anchorsOf } from './anchors';
+
 const ROOT = path.resolve(__dirname, '..', '..');
 const README_MAX_LINES = 250;
 
@@ -41,26 +43,6 @@ function linksOf(file: string): Link[] {
 			links.push({ file, line: index + 1, target: match[2], image: match[1] === '!' });
 	});
 	return links;
-}
-
-/** The anchors GitHub gives a Markdown file's headings (lower case, punctuation dropped, spaces to "-"). */
-function anchorsOf(file: string): Set<string> {
-	const seen = new Map<string, number>();
-	const anchors = new Set<string>();
-	const text = fs.readFileSync(file, 'utf8').replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
-	for (const [, heading] of text.matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
-		const plain = heading
-			.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-			.replace(/<[^>]+>/g, '')
-			.trim()
-			.toLowerCase();
-		const slug = plain.replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
-		const count = seen.get(slug) ?? 0;
-		seen.set(slug, count + 1);
-		anchors.add(count ? `${slug}-${count}` : slug);
-	}
-	for (const [, id] of text.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(id);
-	return anchors;
 }
 
 const isExternal = (target: string) => /^[a-z][a-z0-9+.-]*:/i.test(target);
