@@ -126,6 +126,22 @@ describe('the addresses the package hands to n8n', () => {
 	});
 });
 
+describe("the README's example downloads", () => {
+	it('are raw links into examples/ on the main branch, one for each example workflow', () => {
+		const raw = `https://raw.githubusercontent.com/${REPOSITORY.replace('https://github.com/', '')}/main/examples/`;
+		const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+		const linked = [
+			...readme.matchAll(/\]\((https:\/\/raw\.githubusercontent\.com\/[^)\s]+)\)/g),
+		].map((m) => m[1]);
+		for (const url of linked) expect(url.startsWith(raw)).toBe(true);
+		const files = fs
+			.readdirSync(path.join(ROOT, 'examples'))
+			.filter((file) => file.endsWith('.json'))
+			.sort();
+		expect(linked.map((url) => url.slice(raw.length)).sort()).toEqual(files);
+	});
+});
+
 describe('the checker', () => {
 	it('knows the repository from package.json', () => {
 		expect(repositoryWebUrl('git+https://github.com/a-b/c.d.git')).toBe(
