@@ -36,7 +36,7 @@ export class OutreachAutomationApi implements ICredentialType {
 	displayName = 'Outreach Automation API';
 
 	documentationUrl =
-		'https://github.com/outreach-automation/n8n-nodes-outreach-automation#credentials';
+		'https://github.com/outreach-automation/n8n-nodes-outreach-automation#the-credential';
 
 	icon: Icon = {
 		light: 'file:../nodes/OutreachAutomation/outreachAutomation.svg',

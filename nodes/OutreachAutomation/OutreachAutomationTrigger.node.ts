@@ -45,9 +45,10 @@ export class OutreachAutomationTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{"New messages"}}',
-		// n8n's nodes panel shows this text for the trigger and the action node together, so it names both.
+		// n8n's nodes panel lists the action node and its trigger as one entry and shows the trigger's
+		// description for it (n8n's generateMergedNodesAndActions), so this describes the pair.
 		description:
-			'Starts a workflow on each new message (a lead replied or a message was sent); the action node manages leads, campaigns and messages',
+			'Manage leads, campaigns and messages of the Outreach Automation service, and start a workflow on each new message (a lead replied or a message was sent)',
 		defaults: { name: 'Outreach Automation Trigger' },
 		polling: true,
 		inputs: [],

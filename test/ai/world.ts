@@ -24,8 +24,8 @@ import { MCP_WORKFLOW_ID, mcpCredential, mcpUrl } from '../n8n/mcp';
 import { AGENT_WORKFLOW_ID, agentWorkflow, mcpWorkflow, openAiCredential } from './workflows';
 
 export const CREDENTIAL = {
-	id: 'OutreachSandbox1',
-	name: 'Outreach Automation (sandbox)',
+	id: 'OutreachAccount1',
+	name: 'Outreach Automation account',
 } as const;
 
 const OWNER = {

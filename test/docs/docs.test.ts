@@ -6,6 +6,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import {
+	ASSUMED_RATE_LIMIT,
+	MAX_SINGLE_WAIT_MS,
+	RATE_LIMIT_MAX_RETRIES,
+	RATE_LIMIT_MAX_TOTAL_WAIT_MS,
+	SERVER_ERROR_MAX_RETRIES,
+} from '../../nodes/OutreachAutomation/transport/constants';
+import { anchorsOf } from './anchors';
+
 const ROOT = path.resolve(__dirname, '..', '..');
 const README_MAX_LINES = 250;
 
@@ -41,26 +50,6 @@ function linksOf(file: string): Link[] {
 			links.push({ file, line: index + 1, target: match[2], image: match[1] === '!' });
 	});
 	return links;
-}
-
-/** The anchors GitHub gives a Markdown file's headings (lower case, punctuation dropped, spaces to "-"). */
-function anchorsOf(file: string): Set<string> {
-	const seen = new Map<string, number>();
-	const anchors = new Set<string>();
-	const text = fs.readFileSync(file, 'utf8').replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
-	for (const [, heading] of text.matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
-		const plain = heading
-			.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-			.replace(/<[^>]+>/g, '')
-			.trim()
-			.toLowerCase();
-		const slug = plain.replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
-		const count = seen.get(slug) ?? 0;
-		seen.set(slug, count + 1);
-		anchors.add(count ? `${slug}-${count}` : slug);
-	}
-	for (const [, id] of text.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(id);
-	return anchors;
 }
 
 const isExternal = (target: string) => /^[a-z][a-z0-9+.-]*:/i.test(target);
@@ -114,5 +103,37 @@ describe('the documentation', () => {
 		expect(
 			problemOf({ file: 'README.md', line: 0, target: '#install', image: false }),
 		).toBeUndefined();
+	});
+
+	it("states the code's figures and n8n 2.x's words, nothing else", () => {
+		const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+		const readme = read('README.md');
+		const userDocs = ['README.md', 'docs/errors.md', 'docs/rate-limits.md', 'CHANGELOG.md'].map(
+			(file) => ({ file, text: read(file) }),
+		);
+		// A request answered 429 is sent at most RATE_LIMIT_MAX_RETRIES times more: that many tries plus one.
+		const tries = RATE_LIMIT_MAX_RETRIES + 1;
+		expect(readme).toContain(
+			`for ${tries} tries or ${RATE_LIMIT_MAX_TOTAL_WAIT_MS / 60_000} minutes`,
+		);
+		expect(readme).toContain(`${tries} tries or 5 minutes of 429s`);
+		expect(readme).toContain(`more than ${MAX_SINGLE_WAIT_MS / 60_000} minutes away`);
+		expect(readme).toContain(`**${ASSUMED_RATE_LIMIT} requests per minute per API key**`);
+		expect(readme).toContain(`tried ${SERVER_ERROR_MAX_RETRIES + 1} times for reads and Update`);
+		expect(read('docs/errors.md')).toContain(
+			`reads are tried ${SERVER_ERROR_MAX_RETRIES + 1} times`,
+		);
+		expect(read('docs/rate-limits.md')).toContain(`after ${tries} tries answered 429 in a row`);
+		// n8n 2.41.1's editor: node Settings → On Error → Continue; Publish/Unpublish; … → Import → From file.
+		for (const { file, text } of userDocs) {
+			expect({ file, found: text.match(/Continue On Fail|Import from File|\b6 tries\b/g) }).toEqual(
+				{
+					file,
+					found: null,
+				},
+			);
+		}
+		expect(readme).toContain('On Error → Continue');
+		expect(readme).toContain('**Import** → **From file**');
 	});
 });

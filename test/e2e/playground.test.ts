@@ -130,7 +130,7 @@ test(
 		);
 		expect(credentials).toEqual(
 			expect.arrayContaining([
-				expect.objectContaining({ type: CREDENTIAL_TYPE, name: 'Outreach Automation (sandbox)' }),
+				expect.objectContaining({ type: CREDENTIAL_TYPE, name: 'Outreach Automation account' }),
 			]),
 		);
 		const workflows = await editor.rest<Array<{ name: string }>>('GET', '/workflows');

@@ -94,13 +94,14 @@ describe('the sync example run twice', () => {
 		sandbox.reset({ leads: 0, campaigns: 0, messages: 0 });
 		sandbox.config({ profileStorage: 'mobile-host' });
 		const example = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, EXAMPLE), 'utf8')) as {
-			nodes: Array<{ name: string; parameters: { jsonOutput?: string } }>;
+			nodes: Array<{ name: string; parameters: { jsCode?: string } }>;
 		};
-		const contacts = (
-			JSON.parse(
-				example.nodes.find((node) => node.name === 'CRM contacts (sample)')!.parameters.jsonOutput!,
-			) as { contacts: Array<Record<string, string>> }
-		).contacts;
+		// The sample's Code node holds its contacts as one JSON array: `const contacts = [...];`.
+		const code = example.nodes.find((node) => node.name === 'CRM contacts (sample)')!.parameters
+			.jsCode!;
+		const contacts = JSON.parse(/const contacts = (\[[\s\S]*?\]);/.exec(code)![1]) as Array<
+			Record<string, string>
+		>;
 		// As a CSV import, a browser extension and a mobile share stored them.
 		const spellings = [
 			(url: string) => url.replace(/^https:\/\//, ''),

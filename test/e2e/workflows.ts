@@ -23,8 +23,8 @@ import {
 
 /** The credential the examples reference too (by this id and name). */
 export const CREDENTIAL = {
-	id: 'OutreachSandbox1',
-	name: 'Outreach Automation (sandbox)',
+	id: 'OutreachAccount1',
+	name: 'Outreach Automation account',
 } as const;
 
 export { ACTION_NODE, byId, expr, TRIGGER_NODE };

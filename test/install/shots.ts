@@ -9,7 +9,8 @@ import type { Shot } from '../ui/shots';
 export const INSTALL_SHOTS = {
 	communityInstall: {
 		file: 'community-nodes-install.png',
-		caption: 'Settings → Community Nodes → Install: the package name and the risk box.',
+		caption:
+			'Settings → Community nodes → Install: the package name, here with a version (name@version), and the risk box.',
 	},
 	communityInstalled: {
 		file: 'community-nodes-installed.png',

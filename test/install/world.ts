@@ -274,11 +274,11 @@ export async function rehearseRelease(
 	return { tarball: result.stdout.trim().split('\n').pop()!, stderr: result.stderr };
 }
 
-/** The README's manual route: the shell block under "Manually", exactly as printed. */
+/** The manual route of docs/installing.md (the README links there): the shell block under "Manually", as printed. */
 export function readmeManualRoute(): string {
-	const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-	const match = /\*\*Manually[^\n]*\n+```sh\n([\s\S]*?)```/.exec(readme);
-	if (!match) throw new Error('README.md has no "Manually" shell block');
+	const guide = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'installing.md'), 'utf8');
+	const match = /\*\*Manually[^\n]*\n+```sh\n([\s\S]*?)```/.exec(guide);
+	if (!match) throw new Error('docs/installing.md has no "Manually" shell block');
 	return match[1];
 }
 

@@ -47,8 +47,8 @@ const OWNER = {
 	lastName: 'Owner',
 };
 const CREDENTIAL = {
-	id: 'OutreachSandbox1',
-	name: 'Outreach Automation (sandbox)',
+	id: 'OutreachAccount1',
+	name: 'Outreach Automation account',
 	type: 'outreachAutomationApi',
 };
 const EXAMPLES_DIR = path.join(PROJECT_ROOT, 'examples');
@@ -121,6 +121,8 @@ const say = (message: string) =>
 /** What was imported last time, so a restart only re-imports what changed (and keeps your edits otherwise). */
 interface PlaygroundState {
 	credentialBaseUrl?: string;
+	/** The id the credential was imported with (the examples reference it). */
+	credentialId?: string;
 	mcpCredential?: boolean;
 	examples?: Record<string, string>;
 }
@@ -182,12 +184,14 @@ async function main(): Promise<void> {
 	say('installing the package into n8n from `npm pack` (as users get it) ...');
 	await packAndInstall(userFolder);
 
-	if (state.credentialBaseUrl !== sandbox.url) {
+	// Again when the credential's id changed since: the examples name it by id.
+	if (state.credentialBaseUrl !== sandbox.url || state.credentialId !== CREDENTIAL.id) {
 		say(`importing the credential "${CREDENTIAL.name}" -> ${sandbox.url} ...`);
 		await importCredentials(runtime, options, [
 			{ ...CREDENTIAL, data: { baseUrl: sandbox.url, apiKey: DEMO_API_KEY } },
 		]);
 		state.credentialBaseUrl = sandbox.url;
+		state.credentialId = CREDENTIAL.id;
 		fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
 	}
 	if (!state.mcpCredential) {

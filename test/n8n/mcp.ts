@@ -21,7 +21,7 @@ export const MCP_TOKEN = 'playground-mcp-token';
 export const MCP_WORKFLOW_ID = 'OutreachExMcp0001';
 export const MCP_TRIGGER = 'MCP Server Trigger';
 /** The Bearer credential the example's trigger names (n8n's "Bearer Auth" credential type). */
-export const MCP_CREDENTIAL = { id: 'OutreachMcpToken1', name: 'Outreach MCP token (playground)' };
+export const MCP_CREDENTIAL = { id: 'OutreachMcpToken1', name: 'MCP Bearer token' };
 
 export interface McpExample {
 	id: string;

@@ -242,10 +242,10 @@ describe('in the editor', () => {
 			...CAMPAIGN_ACTIONS,
 			...MESSAGE_ACTIONS,
 		]);
-		// The panel lists both nodes under one entry with the trigger's description: it must fit the whole.
+		// The panel lists both nodes under one entry with the trigger's description: it describes the pair.
 		await expectVisibleTexts(creator, [
-			'Starts a workflow on each new message',
-			'manages leads, campaigns and messages',
+			'Manage leads, campaigns and messages of the Outreach Automation service',
+			'start a workflow on each new message',
 		]);
 		// Tall enough for all fifteen actions in one picture.
 		await page.setViewportSize({ width: 1280, height: 1080 });

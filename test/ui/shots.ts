@@ -18,7 +18,7 @@ export const SHOTS = {
 	nodePanel: {
 		file: 'node-panel.png',
 		caption:
-			'Search "outreach" in the nodes panel: every lead, campaign and message action, by resource.',
+			'The nodes panel, after searching "outreach": Outreach Automation with its 15 actions by resource.',
 	},
 	leadPicker: {
 		file: 'lead-picker.png',

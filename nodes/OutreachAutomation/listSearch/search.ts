@@ -4,11 +4,22 @@ import { PageWalker } from '../transport/pages';
 
 const PAGE_SIZE = 50;
 
-function label(item: IDataObject, fields: string[]): string {
-	const parts = fields
-		.map((field) => item[field])
-		.filter((value) => typeof value === 'string' && value);
-	return parts.length ? `${parts.join(' ')} (${String(item.id)})` : String(item.id);
+const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
+
+/**
+ * What the list shows for an item: groups of fields, the words of a group joined by a space and the groups
+ * by " · " ("Olivia Okafor · Foundry Ventures"), so a name and a company do not read as one name; then the ID.
+ */
+function label(item: IDataObject, groups: string[][]): string {
+	const parts = groups
+		.map((fields) =>
+			fields
+				.map((field) => text(item[field]))
+				.filter(Boolean)
+				.join(' '),
+		)
+		.filter(Boolean);
+	return parts.length ? `${parts.join(' · ')} (${String(item.id)})` : String(item.id);
 }
 
 /** Pages read per call when the filter applies here: enough to find a match without a long wait. */
@@ -22,7 +33,7 @@ const MAX_LOCAL_PAGES = 5;
 async function search(
 	ctx: ILoadOptionsFunctions,
 	path: string,
-	fields: string[],
+	fields: string[][],
 	filter: string | undefined,
 	token: string | undefined,
 	filterLocally: boolean,
@@ -55,7 +66,7 @@ export async function searchLeads(
 	return await search(
 		this,
 		'/leads',
-		['first_name', 'last_name', 'company'],
+		[['first_name', 'last_name'], ['company']],
 		filter,
 		paginationToken,
 		false,
@@ -68,5 +79,5 @@ export async function searchCampaigns(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	return await search(this, '/campaigns', ['name'], filter, paginationToken, true);
+	return await search(this, '/campaigns', [['name']], filter, paginationToken, true);
 }

@@ -30,7 +30,8 @@ describe('resource locator lists', () => {
 		const first = await listSearch(creds, 'searchLeads', 'acme');
 		expect(first.results).toHaveLength(50);
 		expect(first.results[0]).toEqual({
-			name: expect.stringMatching(/^Ada\d+ Lovelace Acme \(ld_\w+\)$/),
+			// The name, a separator, the company: "Ada1 Lovelace · Acme", not one long name.
+			name: expect.stringMatching(/^Ada\d+ Lovelace · Acme \(ld_\w+\)$/),
 			value: expect.stringMatching(/^ld_/),
 		});
 		expect(first.paginationToken).toBe('2');
@@ -46,6 +47,19 @@ describe('resource locator lists', () => {
 			{ page: '1', per_page: '50', search: 'acme' },
 			{ page: '2', per_page: '50', search: 'acme' },
 		]);
+	});
+
+	it('labels a lead by what it has: no company, no separator; nothing but the ID, the ID', async () => {
+		const named = sandbox.store.addLead({ first_name: 'Grace', last_name: 'Zuse' });
+		const company = sandbox.store.addLead({ company: 'Zuse Works' });
+		const bare = sandbox.store.addLead({
+			linkedin_url: 'https://www.linkedin.com/in/zuse-example',
+		});
+		const { results } = await listSearch(creds, 'searchLeads');
+		const byId = new Map(results.map((r) => [r.value, r.name]));
+		expect(byId.get(named.id)).toBe(`Grace Zuse (${named.id})`);
+		expect(byId.get(company.id)).toBe(`Zuse Works (${company.id})`);
+		expect(byId.get(bare.id)).toBe(bare.id);
 	});
 
 	it('filters campaigns by name here, reading on until a match (the campaign list has no documented search)', async () => {
