@@ -38,6 +38,8 @@ const LEADING = /^[<"'`*\u201C\u201E\u2018\u00AB\u2039([{]+/;
 const TRAILING =
 	/[.,;:!?"'`*\u201D\u2019\u00BB\u203A\u2026\u3001\u3002\uFF0C\uFF0E\uFF1A\uFF1B\uFF01\uFF1F]$/;
 const CLOSING: Record<string, string> = { ')': '(', ']': '[', '}': '{', '>': '<' };
+const DEBRIS_HINT =
+	/[\u00AD\u200B-\u200F\u2060\uFEFF\u202A-\u202E\u2066-\u2069]|^\s*[^\sa-z0-9/]|[^\sa-z0-9/_=&%#-]\s*$/i;
 /** `[text](address)`: a Markdown link, written whole. */
 const MARKDOWN_LINK = /^\[([^\]]*)\]\(\s*<?\s*([^\s<>]+?)\s*>?\s*\)$/;
 
@@ -85,6 +87,9 @@ export interface Pasted {
  * link followed by a full stop is three layers).
  */
 export function pastedAddress(raw: string): Pasted {
+	// Most addresses carry none of it: they begin with a letter, a digit or "/", end with one (or "/",
+	// "_", "-", "=", "&", "%", "#") and hold no invisible character.
+	if (!DEBRIS_HINT.test(raw)) return { address: raw.trim() };
 	let text = withoutInvisible(raw).trim();
 	for (let layer = 0; layer < 8; layer++) {
 		const before = text;

@@ -52,6 +52,8 @@ const SURFACES = new Set(['mwlite', 'comm']);
 /** LinkedIn's sign-in pages, which carry the page they lead to after signing in. */
 const SIGN_IN = new Set(['authwall', 'uas', 'login', 'signup', 'checkpoint']);
 const REDIRECT_PARAMETERS = ['sessionRedirect', 'session_redirect'];
+/** What every wrapper's address holds (in any letter case). */
+const WRAPPER_HINT = /\/comm\/|session_?redirect=/i;
 
 const refuse = (reason: string): Identity => ({ refused: reason });
 
@@ -171,6 +173,8 @@ function absoluteOf(text: string): string | { refused: string } {
  * carries, followed only to LinkedIn itself and only once.
  */
 function unwrapped(absolute: string, depth = 0): string | { refused: string } {
+	// Most addresses are no wrapper: not parsed twice for it.
+	if (!WRAPPER_HINT.test(absolute)) return absolute;
 	let url: URL;
 	try {
 		url = new URL(absolute);
