@@ -5,9 +5,11 @@
  *
  * Layout, as n8n resolves it (n8n-core's output-schema-resolver): the action node's at
  * `v<version as x.y.z>/<resource>/<operation>.json`, what the editor's preview asks for at
- * `/schemas/<type>/<version>/<resource>/<operation>.json`. The trigger has no resource or operation:
- * n8n's own triggers keep theirs at `v<version>/output.json`, which n8n's schema lookup (AI builder, mock
- * data) finds; the editor previews no trigger. Both nodes live in one folder: one `__schema__`.
+ * `/schemas/<type>/<version>/<resource>/<operation>.json`. The trigger has no resource or operation, so
+ * its file is `v<version>.json`: where n8n 1.x's editor asks (`/schemas/<type>/<version>.json`) and the
+ * first place n8n 2.x's schema lookup (AI builder, mock data) probes; 2.x's editor previews no trigger.
+ * (n8n's own Webhook keeps its at `v<version>/output.json`, which 1.x's editor would not find.) Both
+ * nodes live in one folder: one `__schema__`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -70,7 +72,7 @@ export function expectedSchemas(): Map<string, unknown> {
 		}
 	}
 	for (const version of versionsOf(new OutreachAutomationTrigger().description.version))
-		files.set(`${versionDir(version)}/output.json`, toJson(TRIGGER_ITEM));
+		files.set(`${versionDir(version)}.json`, toJson(TRIGGER_ITEM));
 	return files;
 }
 

@@ -143,7 +143,7 @@ describe('output schemas against the real output, in the engine', () => {
 
 		const polled = await new TriggerHarness(creds).poll('manual');
 		expect(polled).toHaveLength(1);
-		outputs.set('v1.0.0/output.json', polled);
+		outputs.set('v1.0.0.json', polled);
 
 		// The runs took the paths that add an outcome (or none).
 		const outcomes = (file: string) => outputs.get(`v1.0.0/${file}.json`)!.map((i) => i.outcome);

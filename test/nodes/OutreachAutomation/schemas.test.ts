@@ -11,7 +11,7 @@ import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 
 import { OutreachAutomation } from '../../../nodes/OutreachAutomation/OutreachAutomation.node';
 import { OutreachAutomationTrigger } from '../../../nodes/OutreachAutomation/OutreachAutomationTrigger.node';
-import { committedSchemaFiles, expectedSchemas, SCHEMA_DIR } from '../../tools/schemas';
+import { committedSchemaFiles, expectedSchemas, SCHEMA_DIR, versionDir } from '../../tools/schemas';
 
 const NODE_DIR = path.dirname(SCHEMA_DIR);
 const action = new OutreachAutomation().description;
@@ -57,7 +57,7 @@ describe('output schemas (__schema__/)', () => {
 				['message', 'send'],
 			]),
 		);
-		const files = [...committedSchemaFiles().keys()].filter((f) => !f.endsWith('/output.json'));
+		const files = [...committedSchemaFiles().keys()].filter((f) => f.includes('/'));
 		expect(
 			files
 				.map((f) =>
@@ -87,16 +87,13 @@ describe('output schemas (__schema__/)', () => {
 		}
 	});
 
-	test("n8n's schema lookup finds the trigger's for its current version, at that version", () => {
+	test("n8n finds the trigger's for its current version, exactly (1.x's editor) and by lookup (2.x)", () => {
 		for (const version of versionsOf(trigger)) {
-			const file = resolveOutputSchemaPath({ nodeDir: NODE_DIR, version, versionFallback: true });
-			expect(file).toBe(
-				path.join(
-					SCHEMA_DIR,
-					`v${String(version).split('.').concat(['0', '0']).slice(0, 3).join('.')}`,
-					'output.json',
-				),
-			);
+			const exact = resolveOutputSchemaPath({ nodeDir: NODE_DIR, version });
+			const lookup = resolveOutputSchemaPath({ nodeDir: NODE_DIR, version, versionFallback: true });
+			expect(exact).toBe(path.join(SCHEMA_DIR, `${versionDir(version)}.json`));
+			expect(fs.existsSync(exact!)).toBe(true);
+			expect(lookup).toBe(exact);
 		}
 	});
 
