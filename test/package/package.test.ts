@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 
 import versions from '../n8n/versions.json';
+import { committedSchemaFiles } from '../tools/schemas';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -63,6 +64,14 @@ describe('the published package', () => {
 			expect(files).toContain(entry);
 		expect(files).toEqual(
 			expect.arrayContaining(['dist/nodes/OutreachAutomation/outreachAutomation.svg']),
+		);
+	});
+
+	test("carries every output schema n8n's editor previews, where n8n looks for them", () => {
+		const schemas = [...committedSchemaFiles().keys()];
+		expect(schemas.length).toBe(16);
+		expect(files.filter((file) => file.includes('/__schema__/')).sort()).toEqual(
+			schemas.map((file) => `dist/nodes/OutreachAutomation/__schema__/${file}`).sort(),
 		);
 	});
 

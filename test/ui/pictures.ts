@@ -15,6 +15,7 @@ import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { OutreachAutomation } from '../../nodes/OutreachAutomation/OutreachAutomation.node';
 import { OutreachAutomationTrigger } from '../../nodes/OutreachAutomation/OutreachAutomationTrigger.node';
 import { INSTALL_SHOTS } from '../install/shots';
+import { committedSchemaFiles } from '../tools/schemas';
 import { PROJECT_ROOT } from '../n8n/runtime';
 import { DOCS_DIR, SHOTS, type Shot } from './shots';
 
@@ -141,6 +142,12 @@ export const DESCRIBED: Record<keyof typeof PICTURES, () => Described> = {
 		const { name, version } = packageManifest();
 		return { package: name, typed: `${name}@${version}` };
 	},
+	schemaPreview: () => ({
+		operation: 'Lead > Get',
+		fields: Object.keys(
+			JSON.parse(committedSchemaFiles().get('v1.0.0/lead/get.json') ?? '{}').properties ?? {},
+		),
+	}),
 	communityInstalled: () => {
 		const { name, version } = packageManifest();
 		return { package: name, version, nodes: packageNodes() };

@@ -37,6 +37,11 @@ export const SHOTS = {
 		caption:
 			'The Outreach Automation Tool under an AI Agent: one tool node per operation, here Get many leads.',
 	},
+	schemaPreview: {
+		file: 'schema-preview.png',
+		caption:
+			"Before Outreach Automation has ever run, the next node's input panel previews the fields of Lead → Get.",
+	},
 } satisfies Record<string, Shot>;
 
 export const DOCS_DIR = path.join(PROJECT_ROOT, 'docs');
