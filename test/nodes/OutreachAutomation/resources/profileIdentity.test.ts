@@ -491,7 +491,7 @@ const wrapped = (h: string) =>
 const debris = (address: string) =>
 	fc
 		.record({
-			wrap: fc.constantFrom(
+			wrap: fc.constantFrom<[string, string]>(
 				['', ''],
 				['<', '>'],
 				['"', '"'],
