@@ -274,6 +274,23 @@ describe('one key on a virtual clock', () => {
 		stop.abort();
 	});
 
+	it("a key's very first probe, unanswered for 4 s with requests queued behind it, is not given up as hung: no second probe before its answer", async () => {
+		const key = 'first';
+		const granted: Slot[] = [];
+		const stop = new AbortController();
+		for (let i = 0; i < 4; i++)
+			void acquireSlot(key, stop.signal).then((slot) => slot && granted.push(slot));
+		await settle();
+		expect(granted.map((slot) => slot.probe)).toEqual([true]);
+		// No answer has been seen on this key: nothing says how long answers take.
+		await advanceTo(START + 4_000);
+		expect(granted).toHaveLength(1);
+		releaseSlot(key, granted[0], headers(99, START + 60_000), clock.now(), 200);
+		await settle();
+		expect(granted.map((slot) => slot.probe)).toEqual([true, false, false, false]);
+		stop.abort();
+	});
+
 	it('probes answered after the window they name: two in a row project the windows; a reset in whole seconds only once a second past it', async () => {
 		/** One probe answered `lateMs` after the reset it names (`coarse`: named in epoch seconds). */
 		const lateProbe = async (key: string, lateMs: number, coarse: boolean) => {
