@@ -60,8 +60,12 @@ export class Service {
 	 * of the others then. Reported beside the goal, not excused by it.
 	 */
 	limitedBeforeAnswer = 0;
-	/** Per host: when its first answer (any, a timeout included) came. */
-	private readonly firstAnswer = new Map<number, number>();
+	/** Per host: when its first answer (any, a timeout included) came, and when its first request left. */
+	readonly firstAnswer = new Map<number, number>();
+	readonly firstSent = new Map<number, number>();
+	/** Processes whose first request to reach the limiter was refused (a crowd starting together). */
+	readonly firstRefused = new Set<number>();
+	private readonly arrived = new Set<number>();
 	readonly timeline: TimelineEntry[] | undefined;
 	private readonly rng: Random;
 
@@ -188,6 +192,7 @@ export class Service {
 		this.note(process, item, () => 'send');
 		const host = s.processes[process].host ?? process;
 		const sentAt = this.clock.now();
+		if (!this.firstSent.has(host)) this.firstSent.set(host, sentAt);
 		const answered = () => {
 			if (!this.firstAnswer.has(host)) this.firstAnswer.set(host, this.clock.now());
 		};
@@ -257,6 +262,10 @@ export class Service {
 		}
 		this.requests[process]++;
 		const { allowed, window, remaining } = this.hit(process);
+		if (!this.arrived.has(process)) {
+			this.arrived.add(process);
+			if (!allowed) this.firstRefused.add(process);
+		}
 		if (!allowed) {
 			this.limited[process]++;
 			window.limited++;

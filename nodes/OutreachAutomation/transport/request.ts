@@ -254,15 +254,18 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 		const slot = await acquireSlot(key, waits);
 		waitEnds(ctx, waitStarted, ctx.logger);
 		if (!slot) throw stopped(attempt > 1);
-		// Stopped between the grant and this line: the slot goes back unsent, for the key's other requests.
-		if (waits?.aborted && slot.tooLongUntil === undefined) {
+		// Stopped between the grant and the send (the request's preparation included): the slot goes
+		// back unsent, for the key's other requests, and the item is told this attempt was not sent.
+		const giveBackIfStopped = () => {
+			if (!waits?.aborted) return;
 			cancelSlot(key, slot);
 			throw stopped(attempt > 1);
-		}
+		};
 		if (slot.tooLongUntil !== undefined) {
 			gaveUpOnRateLimit(ctx);
 			throw rateLimitError(node, slot.tooLongUntil, request, attempt - 1);
 		}
+		giveBackIfStopped();
 		if (attempt === 1) {
 			try {
 				request = { ...given, ...(given.prepare ? await given.prepare() : {}) };
@@ -270,6 +273,7 @@ export async function apiRequest(ctx: RequestContext, given: ApiRequest): Promis
 				cancelSlot(key, slot);
 				throw new NodeOperationError(node, error as Error);
 			}
+			giveBackIfStopped();
 			options = httpOptions(baseUrl, request, signal);
 		}
 

@@ -7,12 +7,16 @@
 /**
  * A request unanswered for ten answer times, within 1 s (a busy process's pause) and 3 s (what one
  * hung request may cost the others), counts as spent; never before two answer times (a probe given up
- * too soon sends a second into the same window). Looks are rounded to a step.
+ * too soon sends a second into the same window). Before the key's first answer nothing says how long
+ * answers take: only after 30 s, longer than any answer a working service gives, yet a tenth of a
+ * request's timeout, which a hung first request would otherwise hold every other one for. Looks are
+ * rounded to a step.
  */
 const HUNG_ANSWERS = 10;
 const HUNG_SLOW_ANSWERS = 2;
 const HUNG_MIN_MS = 1000;
 const HUNG_MAX_MS = 3000;
+const HUNG_FIRST_MS = 30_000;
 const HUNG_LOOK_STEP_MS = 250;
 /** An answer this late tells of the window long ago: others may have spent it since. */
 const STALE_ANSWERS = 4;
@@ -71,7 +75,7 @@ export class InFlight {
 
 	/** How long a request may go unanswered before it stops holding the others. */
 	hungAfterMs(): number {
-		if (this.answerMs === undefined) return HUNG_MAX_MS;
+		if (this.answerMs === undefined) return HUNG_FIRST_MS;
 		const usual = Math.min(HUNG_MAX_MS, Math.max(HUNG_MIN_MS, HUNG_ANSWERS * this.answerMs));
 		return Math.max(usual, HUNG_SLOW_ANSWERS * this.answerMs);
 	}

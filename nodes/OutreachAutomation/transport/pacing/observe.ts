@@ -203,9 +203,10 @@ export function observeRefusal(
 	if (window.blind.active) return { until: undefined, crowded: false };
 	if (slot !== undefined && ofEndedWindow(window, told, slot))
 		return { until: undefined, crowded: false };
-	const until = refusedUntil(window, told, fallback, now);
+	let until = refusedUntil(window, told, fallback, now);
 	const crowdedOut = !window.unpaced && crowded(window, told, slot);
-	if (window.unpaced) window.span.learn(until);
+	const named = told.retryAt !== undefined || told.resetAt !== undefined;
+	if (window.unpaced) until = window.span.learn(until, now, named);
 	else if (crowdedOut) window.probeRefused(until);
 	window.remaining = 0;
 	if (until > (window.resetAt ?? 0)) {

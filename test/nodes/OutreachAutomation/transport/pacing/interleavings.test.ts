@@ -90,6 +90,44 @@ describe('one key on a virtual clock', () => {
 		expect(peekWindow(key)!.remaining).toBe(5);
 	});
 
+	it('a Stop while the request is prepared (after its grant, before sending) gives the slot back and says it was not sent', async () => {
+		const node = { name: 'Outreach Automation', parameters: {} } as unknown as INode;
+		const stop = new AbortController();
+		let sent = 0;
+		const ctx = {
+			getNode: () => node,
+			getExecutionCancelSignal: () => stop.signal,
+			getCredentials: async () => ({ baseUrl: 'https://prepare.example', apiKey: 'stop-key-2' }),
+			helpers: {
+				httpRequestWithAuthentication: async (
+					_type: string,
+					options: { abortSignal?: AbortSignal },
+				) => {
+					// As n8n's HTTP client does: an aborted signal fails the request before it leaves.
+					if (options.abortSignal?.aborted) throw new Error('canceled');
+					sent++;
+					return { statusCode: 200, headers: {}, body: { success: true, data: {} } };
+				},
+			},
+		} as unknown as IExecuteFunctions;
+		const key = (await windowKeyOf(ctx))!;
+		const probe = (await acquireSlot(key))!;
+		releaseSlot(key, probe, headers(5, START + 60_000), clock.now(), 200);
+		const request = apiRequest(ctx, {
+			method: 'POST',
+			path: '/leads',
+			itemIndex: 0,
+			// The Stop lands while the item's parameters are read, after its slot was granted.
+			prepare: async () => {
+				stop.abort();
+				return { body: { name: 'x' } };
+			},
+		});
+		await expect(request).rejects.toMatchObject({ description: 'This request was not sent.' });
+		expect(sent).toBe(0);
+		expect(peekWindow(key)!.remaining).toBe(5);
+	});
+
 	it('a slot given back on a server without rate-limit headers is free again in its span', async () => {
 		const key = 'headerless';
 		const probe = (await acquireSlot(key))!;
@@ -233,6 +271,23 @@ describe('one key on a virtual clock', () => {
 		releaseSlot(key, granted[0], headers(99, START + 12_000), clock.now(), 200);
 		await settle();
 		expect(granted).toHaveLength(2);
+		stop.abort();
+	});
+
+	it("a key's very first probe, unanswered for 4 s with requests queued behind it, is not given up as hung: no second probe before its answer", async () => {
+		const key = 'first';
+		const granted: Slot[] = [];
+		const stop = new AbortController();
+		for (let i = 0; i < 4; i++)
+			void acquireSlot(key, stop.signal).then((slot) => slot && granted.push(slot));
+		await settle();
+		expect(granted.map((slot) => slot.probe)).toEqual([true]);
+		// No answer has been seen on this key: nothing says how long answers take.
+		await advanceTo(START + 4_000);
+		expect(granted).toHaveLength(1);
+		releaseSlot(key, granted[0], headers(99, START + 60_000), clock.now(), 200);
+		await settle();
+		expect(granted.map((slot) => slot.probe)).toEqual([true, false, false, false]);
 		stop.abort();
 	});
 

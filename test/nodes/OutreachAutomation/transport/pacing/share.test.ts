@@ -341,33 +341,54 @@ describe('a server without rate-limit headers', () => {
 		const span = new Span();
 		span.openAt(T);
 		for (let i = 0; i < 20; i++) span.passed++;
-		span.learn(T + 1000);
+		span.learn(T + 1000, T + 50);
 		expect(span.budget).toBe(20);
 		expect(span.spanMs).toBe(1000);
 		// One clean span: grows by a twelfth of the first budget learnt (2), the same step every time.
 		expect(cleanSpans(span, 1, T + 1000)).toBe(22);
 		expect(cleanSpans(span, 1, T + 2000)).toBe(24);
-		// A 429: the budget keeps 85% of itself, whatever passed (another process may have taken the rest).
+		// A 429 in the span right after a step: that step is taken back.
 		span.passed = 5;
-		span.learn(T + 4000);
-		expect(span.budget).toBe(Math.floor(0.85 * 24));
-		expect(cleanSpans(span, 1, T + 4000)).toBe(Math.floor(0.85 * 24) + 2);
-		// A 429 whose wait ends sooner than the span learnt does not make the span shorter.
-		span.learn(T + 5500);
+		span.learn(T + 4000, T + 3500);
+		expect(span.budget).toBe(22);
+		// A 429 in a span that did not step: the budget keeps 85% of itself, whatever passed (another
+		// process may have taken the rest).
+		span.openAt(T + 4000);
+		span.learn(T + 5000, T + 4500);
+		expect(span.budget).toBe(Math.floor(0.85 * 22));
+		expect(cleanSpans(span, 1, T + 5000)).toBe(Math.floor(0.85 * 22) + 2);
+		// A later 429 neither lengthens nor shortens the span learnt, and a wait in whole seconds that
+		// ends after the span does is cut to the span's end.
+		expect(span.learn(T + 8500, T + 6100)).toBe(T + 7000);
 		expect(span.spanMs).toBe(1000);
+	});
+
+	it("the first 429's budget counts the span's requests answered after it too (they passed in the same window)", () => {
+		const span = new Span();
+		span.openAt(T);
+		for (let i = 0; i < 17; i++) span.pass();
+		span.learn(T + 1000, T + 50);
+		expect(span.budget).toBe(17);
+		for (let i = 0; i < 3; i++) span.pass();
+		expect(span.budget).toBe(20);
+		// Once the next span opens, answers no longer tell of the first.
+		span.openAt(T + 1000);
+		span.pass();
+		expect(span.budget).toBe(20);
 	});
 
 	it('spreads a span when more waits than it has room for, so processes sharing a key meet its end alike', () => {
 		const span = new Span();
 		span.openAt(T);
 		span.passed = 10;
-		span.learn(T + 1000);
+		span.learn(T + 1000, T);
 		span.openAt(T + 1000);
 		expect(span.spreadAt()).toBe(T + 1000);
 		span.take();
 		span.take();
-		// Two of ten sent: the third goes a fifth into the span.
-		expect(span.spreadAt()).toBe(T + 1000 + 200);
+		// Two of ten sent: the third goes a fifth into the first nine tenths of the span (spread to its
+		// very end, the last requests would open the server's next window early).
+		expect(span.spreadAt()).toBe(T + 1000 + 180);
 	});
 
 	it('waits out a 429 that names no time as a key, doubling while the wait proves too short, and sends one request first after it', () => {
@@ -379,7 +400,7 @@ describe('a server without rate-limit headers', () => {
 		}
 		// 30 passed, then a 429 with no Retry-After: a first guess of a second, not the span's length.
 		let until = span.guess(T + 100);
-		span.learn(until);
+		span.learn(until, T + 100, false);
 		expect(until).toBe(T + 1100);
 		expect(span.budget).toBe(30);
 		// The next span opens with one request only; it is refused too: the wait doubles, and again.
@@ -388,12 +409,13 @@ describe('a server without rate-limit headers', () => {
 		span.take();
 		expect(span.hasRoom()).toBe(false);
 		until = span.guess(T + 1110);
-		span.learn(until);
+		span.learn(until, T + 1110, false);
 		expect(until).toBe(T + 1110 + 2000);
 		span.openAt(until);
 		span.take();
-		until = span.guess(until + 10);
-		span.learn(until);
+		const at = until + 10;
+		until = span.guess(at);
+		span.learn(until, at, false);
 		expect(until - (T + 3120)).toBe(4000);
 		// This time the first request passes: the span's budget is open again, and the wait is kept.
 		span.openAt(until);
@@ -408,8 +430,9 @@ describe('a server without rate-limit headers', () => {
 		for (let i = 0; i < 10; i++) {
 			span.openAt(until);
 			span.take();
-			until = span.guess(until);
-			span.learn(until);
+			const now = until;
+			until = span.guess(now);
+			span.learn(until, now, false);
 		}
 		span.openAt(until);
 		span.take();
