@@ -14,7 +14,7 @@ const INVISIBLE = /[\u00AD\u200B\u200E\u200F\u2060\uFEFF\u202A-\u202E\u2066-\u20
  * The zero-width (non-)joiners shape letters of some scripts (Persian, Indic), so only where no such
  * letter is on both sides: next to ASCII or at an edge, they are debris.
  */
-const STRAY_JOINER = /(^|[\x00-\x7f])[\u200C\u200D]+|[\u200C\u200D]+(?=[\x00-\x7f]|$)/g;
+const STRAY_JOINER = /(^|[ -~])[\u200C\u200D]+|[\u200C\u200D]+(?=[ -~]|$)/g;
 
 /** Pairs an address is quoted in: `<…>` (e-mail, Markdown autolinks), quotes of many languages, code. */
 const QUOTES: Array<[string, string]> = [
