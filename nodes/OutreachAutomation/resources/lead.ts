@@ -147,9 +147,10 @@ function leadBody(ctx: ItemParameters, values: IDataObject, clearEmpty: boolean)
 		// Sent as a full address: one without a scheme (as CSV imports store them) gets https://.
 		const address = webAddress(url);
 		if (typeof address !== 'string' || !URL.canParse(address)) {
+			const why = typeof address === 'string' ? 'is not a web address' : address.refused;
 			invalid(
 				ctx,
-				`LinkedIn Profile URL "${url}" is not a web address`,
+				`LinkedIn Profile URL "${url}" ${why}`,
 				'Use the address of the profile, e.g. https://www.linkedin.com/in/ada-lovelace',
 			);
 		}

@@ -65,6 +65,15 @@ describe('Lead', () => {
 		expect(badUrl.error?.message).toMatch(
 			/LinkedIn Profile URL "linkedin\/in\/a" is not a web address/,
 		);
+		// An address the rule cannot send says why.
+		const elsewhere = await runNode(creds, {
+			resource: 'lead',
+			operation: 'create',
+			firstName: 'A',
+			linkedinUrl:
+				'https://www.linkedin.com/authwall?sessionRedirect=https%3A%2F%2Fexample.com%2Fa',
+		});
+		expect(elsewhere.error?.message).toMatch(/sign-in page leading to no LinkedIn profile/);
 		expect(sandbox.requests().length).toBe(before);
 		expect(sandbox.stats().creates.lead).toBe(0);
 	});

@@ -333,7 +333,7 @@ describe('Lead > Create or Update', () => {
 				'LinkedIn Profile URL is empty',
 				'LinkedIn Profile URL "linkedin com/in/no-dot" is not a web address',
 				'LinkedIn Profile URL "https://www.linkedin.com/" is the LinkedIn site itself: it names no one (item 3)',
-				'LinkedIn Profile URL "https://exa mple.com/in/x" is not a web address',
+				'LinkedIn Profile URL "https://exa mple.com/in/x" is not a web address (it contains spaces)',
 			]);
 			const stopped = await runNode(creds('upsert-input'), UPSERT, [bad[0]]);
 			expect(stopped.error?.message).toBe('LinkedIn Profile URL is empty');
