@@ -206,7 +206,7 @@ export function observeRefusal(
 	let until = refusedUntil(window, told, fallback, now);
 	const crowdedOut = !window.unpaced && crowded(window, told, slot);
 	const named = told.retryAt !== undefined || told.resetAt !== undefined;
-	if (window.unpaced) until = window.span.learn(until, now, named);
+	if (window.unpaced) until = window.span.learn(until, now, named, window.flight.answerMs);
 	else if (crowdedOut) window.probeRefused(until);
 	window.remaining = 0;
 	if (until > (window.resetAt ?? 0)) {

@@ -101,13 +101,16 @@ export class Span {
 	 * when the key may send again: for a 429 that `named` a time, a learnt span's end if sooner than
 	 * `until` and still to come (a wait in whole seconds, rounded up, may end most of a second after the
 	 * window does); a guessed wait is waited out whole. */
-	learn(until: number, now: number, named = true): number {
+	learn(until: number, now: number, named = true, answerMs = 0): number {
 		const spanEnd = this.start + this.spanMs;
 		if (named && this.open && this.learnt && spanEnd > now) until = Math.min(until, spanEnd);
 		if (this.open) {
 			// The first 429 tells the window's length; a later one only that the span's requests overran
 			// it (its wait, in whole seconds, may end most of a second after the window does).
-			if (!this.learnt) this.spanMs = Math.max(MIN_SPAN_MS, until - this.start);
+			// A wait in whole seconds, rounded up, counts from the 429, not from the span's start: from
+			// there to it, plus an answer's time (a margin for when requests arrive), is the window.
+			if (!this.learnt)
+				this.spanMs = Math.max(MIN_SPAN_MS, Math.min(until - this.start, until - now + answerMs));
 			if (this.learnt && this.grown) this.budget -= this.step;
 			else if (this.learnt) this.budget = Math.max(1, Math.floor(SHRINK * this.budget));
 			else {
