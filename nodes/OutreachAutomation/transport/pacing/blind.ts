@@ -38,6 +38,9 @@ interface Sent {
 /** Windows whose answers never all came (hung) are forgotten past this many. */
 const MAX_WINDOWS = 64;
 
+/** What the policy may read. */
+export type BlindView = Readonly<Pick<Blind, 'active' | 'nextAt'>>;
+
 export class Blind {
 	private on = false;
 	/** Probes answered after their window ended, in a row. */
@@ -96,18 +99,20 @@ export class Blind {
 		return this.resetAt + Math.max(1, passed) * this.windowMs;
 	}
 
-	/** When the next request may go (now or earlier: it may go now). */
-	nextAt(now: number): number {
+	/** The projected window that holds `now` began: credit for every window gone by since the last
+	 * look, as much as one window holds. */
+	roll(now: number): void {
 		const end = this.projectedEnd(now);
-		if (end !== this.endsAt) {
-			// Credit for every window gone by since the last look, as much as one window holds.
-			const windows = this.endsAt
-				? Math.max(1, Math.round((end - this.endsAt) / this.windowMs))
-				: 1;
-			this.endsAt = end;
-			this.credit = Math.min(Math.max(1, this.budget), this.credit + windows * this.budget);
-			this.sentIn = 0;
-		}
+		if (end === this.endsAt) return;
+		const windows = this.endsAt ? Math.max(1, Math.round((end - this.endsAt) / this.windowMs)) : 1;
+		this.endsAt = end;
+		this.credit = Math.min(Math.max(1, this.budget), this.credit + windows * this.budget);
+		this.sentIn = 0;
+	}
+
+	/** When the next request may go (now or earlier: it may go now); `roll(now)` came first. */
+	nextAt(now: number): number {
+		const end = this.endsAt;
 		// Less than one a window: the window in which the credit comes to one.
 		if (this.credit < 1)
 			return end + (Math.ceil((1 - this.credit) / this.budget) - 1) * this.windowMs;

@@ -1,18 +1,19 @@
 /**
  * Rate-limit pacing, shared by every request of this process on one credential. A process knows its own
  * requests and what each answer says; it cannot see other processes on the key and shares no memory
- * with them. Each answer is read once (observe.ts) into what the window knows (window.ts). Requests wait
- * in one queue per key (queue.ts); when an answer comes, a request finds the queue empty or the key's
- * one timer rings, the pump asks the policy (policy.ts) about the head and carries out its decision.
+ * with them. What the window knows (window.ts) is written only by observe.ts, from events: answers,
+ * 429s, grants, slots given back, the clock. Requests wait in one queue per key (queue.ts); when an
+ * answer comes, a request finds the queue empty or the key's one timer rings, the pump asks the policy
+ * (policy.ts, a pure function of the window) about the head and passes its decision to observe.ts.
  * After every reset one probe goes first and the others wait for what it is told.
  */
 import { WINDOW_IDLE_EXPIRY_MS } from '../constants';
 import { now as currentTime } from '../clock';
 import type { HeaderBag } from './headers';
-import { observeAnswer, observeRefusal } from './observe';
-import { decide, type Decision } from './policy';
+import { observe } from './observe';
+import { decide } from './policy';
 import { Alarm, SlotQueue } from './queue';
-import { Window, type Slot } from './window';
+import { Window, type Slot, type WindowView } from './window';
 
 export { parseResetHeader, parseRetryAfter, readRateLimitHeaders } from './headers';
 export type { Slot } from './window';
@@ -22,13 +23,12 @@ const STALLED_MS = 100;
 
 /** One key: what this process knows of its window, its queue of requests, and its one timer. */
 class Key {
+	/** Written only through observe(). */
 	readonly window = new Window();
 	readonly queue = new SlotQueue();
 	readonly alarm = new Alarm((lateMs) => this.look(lateMs < STALLED_MS));
-	/** Answers the service gave on their merits (not 429, not 5xx): the key moves. */
-	progress = 0;
-	/** Probes refused because others spent the window first: the key moves, through them. */
-	crowdedOut = 0;
+	/** When a request of this process last used the key (idle keys are forgotten). */
+	lastUsed = 0;
 
 	get idle(): boolean {
 		return this.queue.size === 0 && this.window.quiet;
@@ -56,22 +56,24 @@ class Key {
 	 * an answer will come). Only a timer on time gives up on hung requests. */
 	private pump(expireHung: boolean): void {
 		const window = this.window;
-		if (expireHung) window.expireHung(currentTime());
-		// What this look sends goes at once: one burst.
-		window.flight.endBurst();
+		observe(window, { kind: 'look', now: currentTime(), expireHung });
 		for (;;) {
 			if (!this.queue.peek()) {
 				this.alarm.cancel();
 				return;
 			}
 			const now = currentTime();
-			if (window.resetAt !== undefined && now >= window.resetAt) window.roll();
+			observe(window, { kind: 'tick', now });
 			const decision = decide(window, now, this.queue.size);
 			if ('change' in decision) {
-				window.remaining = decision.remaining;
+				observe(window, { kind: 'resume', remaining: decision.remaining });
 				continue;
 			}
-			const slot = grant(window, decision, now);
+			if ('draw' in decision) {
+				observe(window, { kind: 'draw', chance: decision.draw });
+				continue;
+			}
+			const slot = observe(window, { kind: 'grant', decision, now });
 			if (slot) {
 				this.queue.serve(slot);
 				continue;
@@ -88,29 +90,6 @@ class Key {
 	}
 }
 
-/** Carries out a grant of the policy: the slot the head goes with (undefined: it waits). */
-function grant(window: Window, decision: Decision, now: number): Slot | undefined {
-	if ('tooLongUntil' in decision)
-		return { probe: false, epoch: window.epoch, seq: 0, tooLongUntil: decision.tooLongUntil };
-	if (!('grant' in decision)) return undefined;
-	if (decision.grant === 'probe') return window.send(true, now);
-	if (decision.grant === 'blind') {
-		const slot = window.send(false, now);
-		slot.blind = window.blind.take(now);
-		return slot;
-	}
-	if (decision.grant === 'span') {
-		if (decision.opens) window.span.openAt(now);
-		window.span.take();
-		return window.send(false, now);
-	}
-	if (decision.nextSendAt !== undefined) window.nextSendAt = decision.nextSendAt;
-	window.remaining! -= 1;
-	const slot = window.send(false, now);
-	if (decision.last) slot.last = true;
-	return slot;
-}
-
 const keys = new Map<string, Key>();
 /** How often the keys are looked over for windows nobody used for a while. */
 const SWEEP_EVERY_MS = 60_000;
@@ -121,7 +100,7 @@ function sweep(now: number) {
 	if (now - lastSweep < SWEEP_EVERY_MS) return;
 	lastSweep = now;
 	for (const [name, key] of keys) {
-		if (key.idle && now - key.window.lastUsed > WINDOW_IDLE_EXPIRY_MS) keys.delete(name);
+		if (key.idle && now - key.lastUsed > WINDOW_IDLE_EXPIRY_MS) keys.delete(name);
 	}
 }
 
@@ -132,12 +111,17 @@ function keyFor(name: string, now = currentTime()): Key {
 		key = new Key();
 		keys.set(name, key);
 	}
-	key.window.lastUsed = now;
+	key.lastUsed = now;
 	return key;
 }
 
 /** What this process knows of a key's window (undefined when it knows nothing). */
-export function peekWindow(key: string): Window | undefined {
+export function peekWindow(key: string): WindowView | undefined {
+	return keys.get(key)?.window;
+}
+
+/** For tests: the window itself, to set up a case or read what the policy does not. */
+export function windowForTests(key: string): Window | undefined {
 	return keys.get(key)?.window;
 }
 
@@ -174,8 +158,7 @@ export function releaseSlot(
 	status?: number,
 ): void {
 	const found = keyFor(key, now);
-	if (status !== undefined && status !== 429 && status < 500) found.progress++;
-	observeAnswer(found.window, slot, headers, now, status);
+	observe(found.window, { kind: 'answer', slot, headers, now, status });
 	// After a 429 the caller's markExhausted records the spent window first, then looks. (A headerless
 	// span looks here, before the 429 is learnt: its estimate paces better that way.)
 	if (status !== 429 || found.window.unpaced) found.look();
@@ -183,20 +166,14 @@ export function releaseSlot(
 
 /** How far the key has moved: own answers on their merits, and probes others crowded out. */
 export function keyProgress(name: string): { answered: number; crowdedOut: number } {
-	const key = keys.get(name);
-	return { answered: key?.progress ?? 0, crowdedOut: key?.crowdedOut ?? 0 };
+	const window = keys.get(name)?.window;
+	return { answered: window?.progress ?? 0, crowdedOut: window?.crowdedOut ?? 0 };
 }
 
 /** A slot given back unused (the request was refused before sending): someone else may have it. */
 export function cancelSlot(key: string, slot: Slot): void {
 	const found = keyFor(key);
-	const window = found.window;
-	window.answered(slot);
-	if (slot.blind !== undefined) window.blind.refund(slot.blind, currentTime());
-	else if (window.unpaced) {
-		if (!slot.probe) window.span.refund(slot.sentAt ?? 0);
-	} else if (!slot.probe && slot.epoch === window.epoch && window.remaining !== undefined)
-		window.remaining++;
+	observe(found.window, { kind: 'cancel', slot, now: currentTime() });
 	found.look();
 }
 
@@ -210,8 +187,7 @@ export function markExhausted(
 ): number {
 	const found = keyFor(key, now);
 	const window = found.window;
-	const { until, crowded } = observeRefusal(window, headers, fallback, now, slot);
-	if (crowded) found.crowdedOut++;
+	const { until } = observe(window, { kind: 'refusal', slot, headers, fallback, now });
 	found.look();
 	// A 429 that says nothing of this window: the request waits its turn like any other.
 	if (until === undefined)

@@ -1,8 +1,9 @@
 /** When the head of a key's queue may go: from what the window knows, what to do (grant, take a sure
- * figure, look again when); the pump (index.ts) carries it out. */
+ * figure, draw a lot, look again when). A pure function of a read-only window: no clock, no random;
+ * the pump (index.ts) passes the decision to observe.ts, which carries it out. */
 import { MAX_SINGLE_WAIT_MS } from '../constants';
 import { WHOLE_SECOND_MS } from './reset';
-import type { Window } from './window';
+import type { WindowView } from './window';
 
 /** With no reset known to wait for, the policy looks again after this long. */
 const LOOK_AGAIN_MS = 1000;
@@ -21,6 +22,8 @@ export type Decision =
 	  }
 	/** Take the sure figure as what is left, then ask again. */
 	| { change: 'resume'; remaining: number }
+	/** Draw this process's lot for the window's last requests with this chance, then ask again. */
+	| { draw: number }
 	/** The reset is further away than we may wait: the head fails, saying until when. */
 	| { tooLongUntil: number }
 	/** Look again at the next answer, or at `at` if that comes first. */
@@ -31,10 +34,8 @@ function waitUntil(until: number, now: number): Decision {
 	return until - now > MAX_SINGLE_WAIT_MS ? { tooLongUntil: until } : { at: until };
 }
 
-/** What to do about the head; changes nothing but the lot for a window's last requests (drawn once
- * per own answer) and, with answers slower than the window, the credit of the projected window it
- * looks at (blind.ts). `waiting`: own requests queued, the head included. */
-export function decide(window: Window, now: number, waiting: number): Decision {
+/** What to do about the head. `waiting`: own requests queued, the head included. */
+export function decide(window: WindowView, now: number, waiting: number): Decision {
 	if (window.blind.active) {
 		const at = window.blind.nextAt(now);
 		return at <= now ? { grant: 'blind' } : { at };
@@ -57,7 +58,7 @@ export function decide(window: Window, now: number, waiting: number): Decision {
 }
 
 /** A server without rate-limit headers: a budget per span, learnt from 429s (span.ts). */
-function unpaced(window: Window, now: number, waiting: number): Decision {
+function unpaced(window: WindowView, now: number, waiting: number): Decision {
 	const span = window.span;
 	// Until a 429 has taught the limit, grow as slow start does rather than burst the assumed one.
 	if (!span.learnt && window.inFlightNow() >= window.share.cwnd) return {};
@@ -70,13 +71,15 @@ function unpaced(window: Window, now: number, waiting: number): Decision {
 }
 
 /** A window whose `remaining` is known, alone on the key or shared with others (share.ts). */
-function shared(window: Window, now: number, waiting: number): Decision {
+function shared(window: WindowView, now: number, waiting: number): Decision {
 	// After an answer that came too late, the one request sent since must be answered first.
 	if (window.refreshFrom !== undefined && window.flight.lastSeq() > window.refreshFrom) return {};
 	const inFlight = window.inFlightNow();
 	const left = window.remaining! + inFlight;
 	const sharers = window.share.current(inFlight);
 	const alone = window.share.alone(inFlight);
+	const chance = window.share.lotChance(left, inFlight, alone);
+	if (chance !== undefined) return { draw: chance };
 	if (inFlight < window.share.allowance(left, inFlight, alone)) {
 		const last = left < Math.ceil(sharers) && !alone;
 		// What this process still has to send, if no more than its share, goes at once.
@@ -93,7 +96,7 @@ function shared(window: Window, now: number, waiting: number): Decision {
 }
 
 /** A share goes a request per gap until the window's earliest end: a burst would find it spent. */
-function spreadGap(window: Window, now: number, sharers: number, left: number): number {
+function spreadGap(window: WindowView, now: number, sharers: number, left: number): number {
 	const named = window.reset.named ?? window.resetAt!;
 	const end =
 		(window.reset.coarse ? named - WHOLE_SECOND_MS : Math.min(window.resetAt!, named)) -

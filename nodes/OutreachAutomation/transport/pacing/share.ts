@@ -7,8 +7,6 @@
  * shown it alone (and after an unexpected 429), a process grows by slow start, so processes started
  * together find each other before any bursts.
  */
-import { random } from '../clock';
-
 /** Fewer own answers in a window than this measure too little to set the estimate. */
 const MIN_OWN_ANSWERS = 2;
 /** From this many own answers on, the window's own estimate replaces the last window's. */
@@ -107,6 +105,14 @@ class Tally {
 	}
 }
 
+/** What the policy may read. */
+export type ShareView = Readonly<
+	Pick<
+		Share,
+		'sharers' | 'cautious' | 'cwnd' | 'current' | 'spreadBy' | 'alone' | 'allowance' | 'lotChance'
+	>
+>;
+
 export class Share {
 	/** Processes like this one the key's traffic amounts to; 1 means alone. */
 	sharers = 1;
@@ -204,12 +210,17 @@ export class Share {
 	}
 
 	/** Whether this process takes one of the window's last requests (see ONE_EACH_UP_TO), by the sharers
-	 * of earlier windows (this window's live figure swings too far to decide it). */
-	private drawLot(left: number, sharers: number): boolean {
+	 * of earlier windows (this window's live figure swings too far to decide it): true, false, or the
+	 * chance of a lot still to be drawn (`drawLot`). */
+	private lastOne(left: number, sharers: number): boolean | number {
 		const affordable = this.limit ? 1 + this.limit * ONE_EACH_MAX_429_SHARE : ONE_EACH_UP_TO;
 		if (this.sharers <= Math.min(ONE_EACH_UP_TO, affordable)) return true;
-		this.lot ??= random() < left / (LOT_MARGIN * sharers);
-		return this.lot;
+		return this.lot ?? left / (LOT_MARGIN * sharers);
+	}
+
+	/** The lot drawn for the window's last requests (see lotChance). */
+	drawLot(won: boolean): void {
+		this.lot = won;
 	}
 
 	/** A 429 to a window's probe: someone else is on the key for certain. */
@@ -258,10 +269,26 @@ export class Share {
 	/** Own requests that may be in flight, given `left` (own in flight included): the share, capped by
 	 * slow start while cautious. 0: the rest of this window is the others'. */
 	allowance(left: number, inFlight: number, alone = false): number {
+		const { allowed, lastOne } = this.room(left, inFlight, alone);
+		const granted = allowed === 0 && lastOne === true ? 1 : allowed;
+		return this.cautious ? Math.min(granted, this.cwnd) : granted;
+	}
+
+	/** The chance of the lot `allowance` needs drawn before it can answer (undefined: none needed). */
+	lotChance(left: number, inFlight: number, alone = false): number | undefined {
+		const { lastOne } = this.room(left, inFlight, alone);
+		return typeof lastOne === 'number' ? lastOne : undefined;
+	}
+
+	/** The share by the sharers, and, when it is none with nothing in flight, whether to take one. */
+	private room(
+		left: number,
+		inFlight: number,
+		alone: boolean,
+	): { allowed: number; lastOne: boolean | number } {
 		const sharers = alone ? 1 : this.current(inFlight);
-		let allowed = sharers < ALONE ? left : Math.floor(left / (1 + (sharers - 1) * SAFETY));
-		if (allowed === 0 && inFlight === 0 && left >= 1 && this.drawLot(left, sharers)) allowed = 1;
-		if (this.cautious) allowed = Math.min(allowed, this.cwnd);
-		return allowed;
+		const allowed = sharers < ALONE ? left : Math.floor(left / (1 + (sharers - 1) * SAFETY));
+		const wants = allowed === 0 && inFlight === 0 && left >= 1;
+		return { allowed, lastOne: wants ? this.lastOne(left, sharers) : false };
 	}
 }

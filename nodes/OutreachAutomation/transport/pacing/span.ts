@@ -21,6 +21,11 @@ const SPREAD_PART = 0.9;
 /** A guessed wait that proved long enough is tried this much shorter next time (settles near the span). */
 const GUESS_SHRINK = 0.75;
 
+/** What the policy may read. */
+export type SpanView = Readonly<
+	Pick<Span, 'budget' | 'spanMs' | 'learnt' | 'start' | 'sent' | 'end' | 'hasRoom' | 'spreadAt'>
+>;
+
 export class Span {
 	budget = ASSUMED_RATE_LIMIT;
 	spanMs = ASSUMED_WINDOW_MS;

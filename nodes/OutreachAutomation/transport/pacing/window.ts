@@ -8,8 +8,9 @@ import type { RateLimitHeaders } from './headers';
 import { InFlight } from './inflight';
 import { Blind } from './blind';
 import { Reset, type Test } from './reset';
-import { Share } from './share';
-import { Span } from './span';
+import { Share, type ShareView } from './share';
+import { Span, type SpanView } from './span';
+import type { BlindView } from './blind';
 
 export interface Slot {
 	probe: boolean;
@@ -29,6 +30,31 @@ export interface Slot {
 	/** Sent in a projected window (blind.ts): that window's end. */
 	blind?: number;
 }
+
+/** What the policy may read of a window: figures and queries, nothing that writes (observe.ts does). */
+export type WindowView = Readonly<
+	Pick<
+		Window,
+		| 'remaining'
+		| 'toldLow'
+		| 'resetAt'
+		| 'limit'
+		| 'nextSendAt'
+		| 'probing'
+		| 'probeAfter'
+		| 'unpaced'
+		| 'refreshFrom'
+		| 'quiet'
+		| 'inFlightNow'
+		| 'spreadMargin'
+	>
+> & {
+	readonly reset: Readonly<Pick<Reset, 'named' | 'coarse'>>;
+	readonly flight: Readonly<Pick<InFlight, 'size' | 'lastSeq' | 'hungAt' | 'answerMs'>>;
+	readonly share: ShareView;
+	readonly span: SpanView;
+	readonly blind: BlindView;
+};
 
 /** A shared window's spread ends this long before its earliest end, so its last requests land in it
  * (at most 2 s: a timeout must not take the spread). */
@@ -73,7 +99,10 @@ export class Window {
 	readonly span = new Span();
 	/** Answers slower than the window: windows are projected (blind.ts). */
 	readonly blind = new Blind();
-	lastUsed = 0;
+	/** Answers the service gave on their merits (not 429, not 5xx): the key moves. */
+	progress = 0;
+	/** Probes refused because others spent the window first: the key moves, through them. */
+	crowdedOut = 0;
 	/** After an answer too late to tell what is left (InFlight.stale), the last request sent then. */
 	refreshFrom: number | undefined;
 

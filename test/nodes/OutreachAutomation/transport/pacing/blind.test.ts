@@ -21,6 +21,7 @@ function sendWindow(blind: Blind, from: number): { mark: number; at: number[] } 
 	const at: number[] = [];
 	let mark = 0;
 	for (let now = from; ; ) {
+		blind.roll(now);
 		const next = blind.nextAt(now);
 		if (next >= end) break;
 		now = Math.max(now, next);
@@ -111,6 +112,7 @@ describe('answers slower than the window', () => {
 		// 0.5 a window: one in the first, none in the next, one after.
 		expect(sendWindow(blind, T + 2000).at).toHaveLength(0);
 		expect(sendWindow(blind, T + 3000).at).toHaveLength(1);
+		blind.roll(T + 3100);
 		expect(blind.nextAt(T + 3100)).toBe(T + 5000);
 	});
 

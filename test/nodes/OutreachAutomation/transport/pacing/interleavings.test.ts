@@ -11,7 +11,7 @@ import {
 	acquireSlot,
 	cancelSlot,
 	markExhausted,
-	peekWindow,
+	windowForTests,
 	releaseSlot,
 	resetRateLimitState,
 	type Slot,
@@ -87,7 +87,7 @@ describe('one key on a virtual clock', () => {
 		stop.abort();
 		await expect(request).rejects.toThrow();
 		expect(sent).toBe(0);
-		expect(peekWindow(key)!.remaining).toBe(5);
+		expect(windowForTests(key)!.remaining).toBe(5);
 	});
 
 	it('a Stop while the request is prepared (after its grant, before sending) gives the slot back and says it was not sent', async () => {
@@ -125,14 +125,14 @@ describe('one key on a virtual clock', () => {
 		});
 		await expect(request).rejects.toMatchObject({ description: 'This request was not sent.' });
 		expect(sent).toBe(0);
-		expect(peekWindow(key)!.remaining).toBe(5);
+		expect(windowForTests(key)!.remaining).toBe(5);
 	});
 
 	it('a slot given back on a server without rate-limit headers is free again in its span', async () => {
 		const key = 'headerless';
 		const probe = (await acquireSlot(key))!;
 		releaseSlot(key, probe, {}, clock.now(), 200);
-		const span = peekWindow(key)!.span;
+		const span = windowForTests(key)!.span;
 		const [slot] = await grantedNow(key, 1);
 		expect(span.sent).toBe(2);
 		cancelSlot(key, slot);
@@ -173,7 +173,7 @@ describe('one key on a virtual clock', () => {
 		releaseSlot(key, late, told, clock.now(), 429);
 		markExhausted(key, told, clock.now() + 500, clock.now(), late);
 		// 50 less the late request, unanswered when the probe was told (it might have been counted after).
-		expect(peekWindow(key)!.remaining).toBe(49);
+		expect(windowForTests(key)!.remaining).toBe(49);
 		expect(await grantedNow(key, 3)).toHaveLength(3);
 	});
 
@@ -187,7 +187,7 @@ describe('one key on a virtual clock', () => {
 			'x-ratelimit-reset': String(seconds),
 		});
 		const probe = (await acquireSlot(key))!;
-		const window = peekWindow(key)!;
+		const window = windowForTests(key)!;
 		window.reset.rounding = 'up';
 		window.reset.whole = 'no';
 		releaseSlot(key, probe, delta(9, 2), clock.now(), 200);
@@ -234,7 +234,7 @@ describe('one key on a virtual clock', () => {
 		const [next] = await grantedNow(key, 1);
 		expect(next.probe).toBe(true);
 		releaseSlot(key, next, told(99), clock.now(), 200);
-		expect(peekWindow(key)!.share.alone()).toBe(false);
+		expect(windowForTests(key)!.share.alone()).toBe(false);
 		expect((await grantedNow(key, 99)).length).toBeLessThanOrEqual(50);
 	});
 
@@ -308,16 +308,16 @@ describe('one key on a virtual clock', () => {
 			);
 		};
 		await lateProbe('exact', 500, false);
-		expect(peekWindow('exact')!.blind.active).toBe(false);
+		expect(windowForTests('exact')!.blind.active).toBe(false);
 		await lateProbe('exact', 500, false);
-		expect(peekWindow('exact')!.blind.active).toBe(true);
+		expect(windowForTests('exact')!.blind.active).toBe(true);
 		// Named in whole seconds, half a second after the named one may still be in the window.
 		await lateProbe('coarse', 500, true);
 		await lateProbe('coarse', 500, true);
-		expect(peekWindow('coarse')!.blind.active).toBe(false);
+		expect(windowForTests('coarse')!.blind.active).toBe(false);
 		await lateProbe('coarse', 1500, true);
 		await lateProbe('coarse', 1500, true);
-		expect(peekWindow('coarse')!.blind.active).toBe(true);
+		expect(windowForTests('coarse')!.blind.active).toBe(true);
 	});
 
 	it("a throw inside the timer's look fails the requests waiting on it, not leaves them waiting for ever", async () => {
@@ -334,7 +334,7 @@ describe('one key on a virtual clock', () => {
 		await settle();
 		expect(outcomes).toEqual([]);
 		// The look at the reset (the timer's) meets a fault of the pacing's own.
-		const window = peekWindow(key)!;
+		const window = windowForTests(key)!;
 		const roll = jest.spyOn(window, 'roll').mockImplementationOnce(() => {
 			throw new Error('a fault');
 		});

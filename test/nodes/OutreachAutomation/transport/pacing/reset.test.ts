@@ -1,6 +1,6 @@
 import {
 	acquireSlot,
-	peekWindow,
+	windowForTests,
 	releaseSlot,
 	resetRateLimitState,
 } from '../../../../../nodes/OutreachAutomation/transport/pacing';
@@ -21,7 +21,7 @@ describe('whole-second windows', () => {
 		const named = Math.ceil(now / 1000) * 1000 + 5000;
 		const probe = (await acquireSlot(key))!;
 		releaseSlot(key, probe, coarse(5, named), now);
-		const window = peekWindow(key)!;
+		const window = windowForTests(key)!;
 		window.reset.rounding = 'up';
 		window.reset.whole = 'yes';
 		window.reset.wholeMs = 5000;
@@ -54,7 +54,7 @@ describe('whole-second windows', () => {
 		const at = Math.ceil(Date.now() / 1000) * 1000 + 300;
 		const named = Math.floor((at - 20 + 5000) / 1000) * 1000;
 		const probe = (await acquireSlot(key))!;
-		const window = peekWindow(key)!;
+		const window = windowForTests(key)!;
 		window.reset.rounding = 'down';
 		const date = skewMs === undefined ? {} : { date: new Date(at + skewMs).toUTCString() };
 		releaseSlot(key, probe, { ...coarse(9, named), ...date }, at);

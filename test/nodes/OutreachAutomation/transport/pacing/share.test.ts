@@ -158,12 +158,24 @@ describe('others on the key, from own answers', () => {
 			expect(share.sharers).toBe(3);
 			return share;
 		};
+		// As the pump does: a lot the policy asks for is drawn (observe.ts), then the share is read.
+		const chances: number[] = [];
+		const allowed = (share: Share) => {
+			const chance = share.lotChance(2, 0);
+			if (chance !== undefined) {
+				chances.push(chance);
+				share.drawLot(Math.random() < chance);
+			}
+			return share.allowance(2, 0);
+		};
 		// 100 a window: 2 429s at most are affordable, every process takes one of the last 2.
-		const wide = Array.from({ length: 200 }, () => measuredThree(100).allowance(2, 0));
+		const wide = Array.from({ length: 200 }, () => allowed(measuredThree(100)));
 		expect(new Set(wide)).toEqual(new Set([1]));
+		expect(chances).toEqual([]);
 		// 20 a window: 2 429s would be 10% of it; each goes with a chance of 2 / (3 x 3).
-		const narrow = Array.from({ length: 200 }, () => measuredThree(20).allowance(2, 0));
+		const narrow = Array.from({ length: 200 }, () => allowed(measuredThree(20)));
 		expect(new Set(narrow)).toEqual(new Set([0, 1]));
+		expect(new Set(chances)).toEqual(new Set([2 / 9]));
 	});
 });
 

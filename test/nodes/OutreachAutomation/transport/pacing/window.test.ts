@@ -1,7 +1,7 @@
 import {
 	acquireSlot,
 	cancelSlot,
-	peekWindow,
+	windowForTests,
 	releaseSlot,
 	resetRateLimitState,
 } from '../../../../../nodes/OutreachAutomation/transport/pacing';
@@ -95,7 +95,7 @@ describe('the shared window', () => {
 		const reset = Date.now() + 60_000;
 		const probe = (await acquireSlot('w5'))!;
 		releaseSlot('w5', probe, headers(9, reset));
-		peekWindow('w5')!.share.cautious = false;
+		windowForTests('w5')!.share.cautious = false;
 		const sent = [];
 		for (let i = 0; i < 9; i++) sent.push((await acquireSlot('w5'))!);
 		// The first four are counted in this window; the other five after its end, in the next one,
@@ -128,7 +128,7 @@ describe('the end of a shared window', () => {
 
 	it('a shared window is spread to before its earliest end, by a margin that grows with the time answers take', async () => {
 		const probe = (await acquireSlot('margin'))!;
-		const window = peekWindow('margin')!;
+		const window = windowForTests('margin')!;
 		expect(window.spreadMargin()).toBe(250);
 		// Answers that take 200 ms: the last requests must go out 800 ms before the end to arrive in it.
 		releaseSlot('margin', probe, coarse(9, Date.now() + 60_000), probe.sentAt! + 200);
