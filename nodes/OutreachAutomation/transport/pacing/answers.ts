@@ -28,7 +28,6 @@ export function observeAnswer(
 	now: number,
 	status: number | undefined,
 ): void {
-	noticeStale(window, slot, headers, now);
 	// A timeout or a dropped connection says nothing of how long answers take.
 	window.answered(slot, headers === undefined ? undefined : now);
 	const told = readRateLimitHeaders(headers, now, slot.sentAt);
@@ -82,21 +81,6 @@ function observeBlind(window: Window, answer: Answer, answered: boolean): boolea
 	window.remaining = undefined;
 	window.resetAt = undefined;
 	return true;
-}
-
-/** An answer far later than answers take tells of the window as it was: unless surely alone, one
- * request goes and the next only after its answer (else a stalled process spends, on old figures, what
- * others took meanwhile). Read before this answer counts in the usual answer time. */
-function noticeStale(window: Window, slot: Slot, headers: HeaderBag, now: number): void {
-	if (window.refreshFrom !== undefined) {
-		if (slot.seq > window.refreshFrom) window.refreshFrom = undefined;
-		return;
-	}
-	// An answer of an ended window speaks of that window only.
-	const current = slot.epoch === window.epoch;
-	const shared = window.share.cautious || !window.share.alone();
-	if (headers !== undefined && current && shared && window.flight.stale(slot.sentAt, now))
-		window.refreshFrom = window.flight.lastSeq();
 }
 
 /** A 429 of this window to a probe, or an overrun (sent with room counted, not one of the last),
@@ -154,31 +138,22 @@ function observeWindow(window: Window, answer: Answer<Told>): void {
 		)
 			window.setReset(told, now);
 	}
-	if (status !== 429) window.share.answered(told.remaining, slot.seq, slot.burst?.last ?? slot.seq);
+	if (status !== 429) window.share.answered(told.remaining, slot.seq);
 	window.toldLow = Math.min(window.toldLow ?? Infinity, told.remaining);
 }
 
 /** Takes a window as told (one less than the limit: this request opened it, about now). */
 function openWindow(window: Window, { told, status, now }: Answer<Told>, sure: number): void {
 	window.reset.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
-	window.share.carry(window.stragglers());
 	window.remaining = Math.max(0, sure);
 	window.toldLow = told.remaining;
 	window.setReset(told, now);
 }
 
-/** An answer of an earlier window, counted in it or, arriving after its end, in this one. */
+/** An answer of the window that ended, counted in it: part of its measure. */
 function observeStraggler(window: Window, slot: Slot, told: Told): void {
-	const counted = window.reset.namesLaterThanEnded(told) ? 'here' : 'ended';
-	// Counted here after this window's answers so far: less is left than they said.
-	if (counted === 'here' && window.toldLow !== undefined && !window.reset.namesLater(told))
-		window.toldLow = Math.min(window.toldLow, told.remaining);
-	window.share.stragglerAnswered(
-		told.remaining,
-		slot.seq,
-		counted,
-		slot.epoch === window.epoch - 1,
-	);
+	if (slot.epoch === window.epoch - 1 && !window.reset.namesLaterThanEnded(told))
+		window.share.endedAnswered(told.remaining, slot.seq);
 }
 
 /** A probe refused in a window that began after the one that ended (not sent a moment too early),

@@ -18,9 +18,6 @@ const HUNG_MIN_MS = 1000;
 const HUNG_MAX_MS = 3000;
 const HUNG_FIRST_MS = 30_000;
 const HUNG_LOOK_STEP_MS = 250;
-/** An answer this late tells of the window long ago: others may have spent it since. */
-const STALE_ANSWERS = 4;
-const STALE_MIN_MS = 250;
 
 interface Sent {
 	epoch: number;
@@ -31,8 +28,6 @@ export class InFlight {
 	private readonly sent = new Map<number, Sent>();
 	private readonly byEpoch = new Map<number, number>();
 	private seq = 0;
-	/** The requests being sent at once (see Slot.burst). */
-	private burst: { last: number } | undefined;
 	/** How long an answer takes (smoothed). */
 	answerMs: number | undefined;
 
@@ -50,13 +45,6 @@ export class InFlight {
 		return this.byEpoch.get(epoch) ?? 0;
 	}
 
-	/** Sent in windows before `epoch`: the server may count them in it. */
-	before(epoch: number): number {
-		let count = 0;
-		for (const [sentIn, n] of this.byEpoch) if (sentIn < epoch) count += n;
-		return count;
-	}
-
 	/** Sent after request `seq` (counted from the oldest: few are older). */
 	sentAfter(seq: number): number {
 		let older = 0;
@@ -65,12 +53,6 @@ export class InFlight {
 			older++;
 		}
 		return this.sent.size - older - (this.sent.has(seq) ? 1 : 0);
-	}
-
-	/** Whether an answer come now to a request sent at `sentAt` took far longer than answers take. */
-	stale(sentAt: number | undefined, now: number): boolean {
-		if (this.answerMs === undefined || sentAt === undefined) return false;
-		return now - sentAt > Math.max(STALE_MIN_MS, STALE_ANSWERS * this.answerMs);
 	}
 
 	/** How long a request may go unanswered before it stops holding the others. */
@@ -97,19 +79,12 @@ export class InFlight {
 		}
 	}
 
-	/** A request sent in window `epoch`: its number, and the requests sent at once with it. */
-	add(epoch: number, now: number): { seq: number; burst: { last: number } } {
-		this.burst ??= { last: 0 };
+	/** A request sent in window `epoch`: its number. */
+	add(epoch: number, now: number): number {
 		const seq = ++this.seq;
-		this.burst.last = seq;
 		this.sent.set(seq, { epoch, sentAt: now });
 		this.byEpoch.set(epoch, this.of(epoch) + 1);
-		return { seq, burst: this.burst };
-	}
-
-	/** The next request sent begins another burst (see Slot.burst). */
-	endBurst(): void {
-		this.burst = undefined;
+		return seq;
 	}
 
 	remove(seq: number): void {
