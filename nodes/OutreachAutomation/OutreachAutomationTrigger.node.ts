@@ -83,13 +83,17 @@ export class OutreachAutomationTrigger implements INodeType {
 	/**
 	 * Every poll's items and errors pass the one redaction: n8n logs poll errors as they are. A poll
 	 * that starts while another of the same trigger runs in this process, or before n8n saved what the
-	 * last one emitted, emits nothing (see trigger/overlap.ts); the manual test event reads no saved
-	 * state and is never held back.
+	 * last one emitted, emits nothing; one that n8n gave a state the last poll moved on from without
+	 * emitting goes on from that poll's state (see trigger/overlap.ts). The manual test event reads no
+	 * saved state and is never held back.
 	 */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const once = async () => {
+		const once = async (newer?: IDataObject) => {
 			try {
-				return redactValue(await OutreachAutomationTrigger.prototype.pollOnce.call(this), true);
+				return redactValue(
+					await OutreachAutomationTrigger.prototype.pollOnce.call(this, newer as TriggerState),
+					true,
+				);
 			} catch (error) {
 				throw redactedFailure(this.getNode(), error);
 			}
@@ -99,7 +103,7 @@ export class OutreachAutomationTrigger implements INodeType {
 		const workflowId = this.getWorkflow().id;
 		return await onePollAtATime(
 			triggerKey(workflowId, node.name),
-			JSON.stringify(this.getWorkflowStaticData('node')),
+			this.getWorkflowStaticData('node'),
 			once,
 			(why) => {
 				this.logger.info(
@@ -110,11 +114,15 @@ export class OutreachAutomationTrigger implements INodeType {
 				);
 				return null;
 			},
-			(result) => result !== null,
+			(result) => ({ emitted: result !== null, state: this.getWorkflowStaticData('node') }),
 		);
 	}
 
-	async pollOnce(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	/** One poll; `newer`: the state to go on from instead of the one n8n loaded (trigger/overlap.ts). */
+	async pollOnce(
+		this: IPollFunctions,
+		newer?: TriggerState,
+	): Promise<INodeExecutionData[][] | null> {
 		// The locators sit inside the Filters collection, where n8n's extractValue leaves them as objects.
 		const filters = unwrapLocators(
 			this.getNodeParameter('filters', {}, { extractValue: true }),
@@ -153,13 +161,19 @@ export class OutreachAutomationTrigger implements INodeType {
 					: undefined,
 			);
 
-		let previous: TriggerState = staticData;
-		if (!validState(staticData)) {
+		if (newer) {
+			this.logger.debug(
+				'Outreach Automation Trigger: n8n has not saved the state the previous poll left yet; this poll goes on from that state',
+			);
+		}
+		const loaded: TriggerState = newer ?? staticData;
+		let previous: TriggerState = loaded;
+		if (!validState(loaded)) {
 			this.logger.warn(
 				'Outreach Automation Trigger: the saved trigger state is not readable; starting afresh as on first activation',
 			);
 			previous = {};
-		} else if (staticData.account !== undefined && staticData.account !== account) {
+		} else if (loaded.account !== undefined && loaded.account !== account) {
 			this.logger.info(
 				'Outreach Automation Trigger: the credential now points to another account (Base URL or API key changed); starting afresh as on first activation',
 			);

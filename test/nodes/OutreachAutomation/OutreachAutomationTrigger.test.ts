@@ -229,6 +229,8 @@ describe.each(VARIANTS)(
 			const leadB = sandbox.store.addLead({ first_name: 'Bob', campaign_id: campaignB });
 			const byCampaign = trigger({ filters: { campaignId: rl(campaignA), status: 'received' } });
 			const byLead = trigger({ filters: { leadId: rl(leadB.id) } });
+			// Two triggers: n8n tells them apart by workflow and node, and keeps one state for each.
+			byLead.workflow.id = 'wf-trigger-by-lead';
 			await activate(byCampaign);
 			await activate(byLead);
 

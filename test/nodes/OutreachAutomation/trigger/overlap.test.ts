@@ -4,10 +4,11 @@
  * another of the same trigger runs emits nothing and reads nothing; every message is emitted once.
  * Start points are counted in answered requests of the running poll, never in time.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { TriggerHarness } from '../../../engine/harness';
+import { Random } from '../../../sandbox/random';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
 import { VARIANTS, withPollBudget } from './budget';
 
@@ -127,31 +128,130 @@ describe.each(VARIANTS)(
 			expect(await h.poll()).toEqual([]);
 		});
 
-		it("n8n's durable scheduler: a poll that loads the state an emitting poll started from, before n8n saved that poll's, emits nothing", async () => {
-			// Each poll gets its own copy of the saved state, as n8n 2.41's durable scheduler loads it, and
-			// the state is saved only after the poll returned (with its execution).
-			const h = await activated();
-			const saved = () => h.state();
-			const pollFrom = async (state: IDataObject) => {
-				const copy = new TriggerHarness(creds, {});
-				Object.assign(copy.workflow.getStaticData('node', copy.node), state);
-				return { items: ids(await copy.poll()), state: copy.state() };
+		/**
+		 * n8n 2.41's durable cursors: each poll loads its own copy of the committed state, and what the poll
+		 * leaves is committed only after it returned (with its execution when it emitted, alone when it
+		 * emitted nothing but changed it), in the order the polls returned. A poll can load the state
+		 * before the previous poll's commit lands.
+		 */
+		let workflows = 0;
+		const durable = (parameters: INodeParameters = {}) => {
+			// A workflow of its own: what polls of other tests left is not this trigger's.
+			const workflowId = `wf-trigger-durable-${++workflows}`;
+			let saved: IDataObject = {};
+			const delivered: string[] = [];
+			return {
+				delivered,
+				saved: () => saved,
+				load: () => JSON.parse(JSON.stringify(saved)) as IDataObject,
+				poll: async (loaded: IDataObject) => {
+					const copy = new TriggerHarness(creds, parameters);
+					copy.workflow.id = workflowId;
+					Object.assign(copy.workflow.getStaticData('node', copy.node), loaded);
+					const items = ids(await copy.poll());
+					const state = copy.state();
+					const changed = JSON.stringify(state) !== JSON.stringify(loaded);
+					return { items, state, commit: items.length > 0 || changed };
+				},
+				/** The poll's commit lands: its state saved, its items delivered with their execution. */
+				commit: (result: { items: string[]; state: IDataObject; commit: boolean }) => {
+					if (!result.commit) return;
+					saved = result.state;
+					delivered.push(...result.items);
+				},
 			};
-			const before = saved();
+		};
+
+		it("n8n's durable scheduler: a poll that loads the state an emitting poll started from, before n8n saved that poll's, emits nothing", async () => {
+			const n8n = durable();
+			n8n.commit(await n8n.poll(n8n.load()));
+			const before = n8n.load();
 			const inserted = sandbox.insertMessages({ count: 150 }).ids;
-			const first = await pollFrom(before);
+			const first = await n8n.poll(before);
 			expect(first.items).toEqual(inserted);
-			// Not saved yet: a poll from the same old state sends nothing and emits nothing.
+			// Not saved yet: a poll from the same old state sends nothing, emits nothing, changes nothing.
 			const since = sandbox.requests().length;
-			expect((await pollFrom(before)).items).toEqual([]);
+			const held = await n8n.poll(before);
+			expect(held).toEqual({ items: [], state: before, commit: false });
 			expect(sandbox.requests(since)).toHaveLength(0);
+			n8n.commit(first);
 			// Saved: the next poll goes on from it.
 			const more = sandbox.insertMessages({ count: 5 }).ids;
-			const next = await pollFrom(first.state);
-			expect(next.items).toEqual(more);
-			// A poll that starts afresh (no state) is never held back.
-			expect((await pollFrom({})).items).toEqual([]);
+			n8n.commit(await n8n.poll(n8n.load()));
+			expect(n8n.delivered).toEqual([...inserted, ...more]);
+			// A state no poll of it moved on from (the trigger activated afresh) is not held back.
+			const since2 = sandbox.requests().length;
+			expect((await n8n.poll({})).items).toEqual([]);
+			expect(sandbox.requests(since2).length).toBeGreaterThan(0);
 		});
+
+		it("n8n's durable scheduler: a poll that loaded the state before the previous poll's commit (which emitted nothing) landed loses nothing that arrived meanwhile", async () => {
+			const n8n = durable();
+			// The first poll after activation and the next one both load the new trigger's empty state.
+			const firstLoad = n8n.load();
+			const nextLoad = n8n.load();
+			const first = await n8n.poll(firstLoad);
+			expect(first.items).toEqual([]);
+			expect(first.commit).toBe(true);
+			// Messages arrive after the first poll noted where the list stood, before the next poll reads.
+			const inserted = sandbox.insertMessages({ count: 150 }).ids;
+			const next = await n8n.poll(nextLoad);
+			n8n.commit(first);
+			n8n.commit(next);
+			for (let i = 0; i < 3; i++) n8n.commit(await n8n.poll(n8n.load()));
+			expect(n8n.delivered).toEqual(inserted);
+		});
+
+		it("n8n's durable scheduler with Emit Existing: a poll that loaded the new trigger's state before the first poll's commit landed emits nothing again", async () => {
+			const n8n = durable({ options: { emitExisting: true } });
+			const existing = sandbox.store.findMessages({}).map((message) => message.id);
+			const firstLoad = n8n.load();
+			const nextLoad = n8n.load();
+			const first = await n8n.poll(firstLoad);
+			expect([...first.items].sort()).toEqual([...existing].sort());
+			const since = sandbox.requests().length;
+			const next = await n8n.poll(nextLoad);
+			expect(next.items).toEqual([]);
+			expect(sandbox.requests(since)).toHaveLength(0);
+			n8n.commit(first);
+			n8n.commit(next);
+			const inserted = sandbox.insertMessages({ count: 5 }).ids;
+			n8n.commit(await n8n.poll(n8n.load()));
+			expect(n8n.delivered).toEqual([...first.items, ...inserted]);
+		});
+
+		it.each([1, 2, 3])(
+			"n8n's durable scheduler, seeded interleavings of loads and commits (seed %i): every message that arrived after activation once",
+			async (seed) => {
+				const rnd = new Random(
+					seed * 7919 + (variant.order === 'newest' ? 0 : 2) + (variant.timestamps ? 1 : 0),
+				);
+				const n8n = durable();
+				type Result = Awaited<ReturnType<typeof n8n.poll>>;
+				const pending: Result[] = [];
+				const land = (count: number) => pending.splice(0, count).forEach(n8n.commit);
+				// The poll n8n runs at activation: a null result of it is never saved.
+				expect((await n8n.poll(n8n.load())).items).toEqual([]);
+				const inserted: string[] = [];
+				for (let step = 0; step < 30; step++) {
+					if (rnd.chance(0.6))
+						inserted.push(...sandbox.insertMessages({ count: rnd.int(1, 120) }).ids);
+					// Commits land in the order the polls returned; a poll loads whatever has landed.
+					land(rnd.int(0, pending.length));
+					const loaded = n8n.load();
+					const result = rnd.chance(0.5)
+						? await withPollBudget(1, async () => await n8n.poll(loaded))
+						: await n8n.poll(loaded);
+					// One that emitted nothing may never be saved (n8n gave up on it at its timeout).
+					if (result.items.length > 0 || rnd.chance(0.8)) pending.push(result);
+				}
+				land(pending.length);
+				for (let i = 0; i < 20 && (i < 2 || n8n.saved().drain !== undefined); i++)
+					n8n.commit(await n8n.poll(n8n.load()));
+				expect(new Set(n8n.delivered).size).toBe(n8n.delivered.length);
+				expect([...n8n.delivered].sort()).toEqual([...inserted].sort());
+			},
+		);
 
 		it('another trigger (another workflow, or another node) is not held back', async () => {
 			const a = await activated();
