@@ -28,6 +28,7 @@ export function observeAnswer(
 	now: number,
 	status: number | undefined,
 ): void {
+	noticeStale(window, slot, headers, now);
 	// A timeout or a dropped connection says nothing of how long answers take.
 	window.answered(slot, headers === undefined ? undefined : now);
 	const told = readRateLimitHeaders(headers, now, slot.sentAt);
@@ -81,6 +82,21 @@ function observeBlind(window: Window, answer: Answer, answered: boolean): boolea
 	window.remaining = undefined;
 	window.resetAt = undefined;
 	return true;
+}
+
+/** An answer far later than answers take tells of the window as it was: unless surely alone, one
+ * request goes and the next only after its answer (else a stalled process spends, on old figures, what
+ * others took meanwhile). Read before this answer counts in the usual answer time. */
+function noticeStale(window: Window, slot: Slot, headers: HeaderBag, now: number): void {
+	if (window.refreshFrom !== undefined) {
+		if (slot.seq > window.refreshFrom) window.refreshFrom = undefined;
+		return;
+	}
+	// An answer of an ended window speaks of that window only.
+	const current = slot.epoch === window.epoch;
+	const shared = window.share.cautious || !window.share.alone();
+	if (headers !== undefined && current && shared && window.flight.stale(slot.sentAt, now))
+		window.refreshFrom = window.flight.lastSeq();
 }
 
 /** A 429 of this window to a probe, or an overrun (sent with room counted, not one of the last),

@@ -18,6 +18,9 @@ const HUNG_MIN_MS = 1000;
 const HUNG_MAX_MS = 3000;
 const HUNG_FIRST_MS = 30_000;
 const HUNG_LOOK_STEP_MS = 250;
+/** An answer this late tells of the window long ago: others may have spent it since. */
+const STALE_ANSWERS = 4;
+const STALE_MIN_MS = 250;
 
 interface Sent {
 	epoch: number;
@@ -53,6 +56,12 @@ export class InFlight {
 			older++;
 		}
 		return this.sent.size - older - (this.sent.has(seq) ? 1 : 0);
+	}
+
+	/** Whether an answer come now to a request sent at `sentAt` took far longer than answers take. */
+	stale(sentAt: number | undefined, now: number): boolean {
+		if (this.answerMs === undefined || sentAt === undefined) return false;
+		return now - sentAt > Math.max(STALE_MIN_MS, STALE_ANSWERS * this.answerMs);
 	}
 
 	/** How long a request may go unanswered before it stops holding the others. */

@@ -66,6 +66,8 @@ function unpaced(window: WindowView, now: number, waiting: number): Decision {
 
 /** A window whose `remaining` is known, alone on the key or shared with others (share.ts). */
 function shared(window: WindowView, now: number, waiting: number): Decision {
+	// After an answer that came too late, the one request sent since must be answered first.
+	if (window.refreshFrom !== undefined && window.flight.lastSeq() > window.refreshFrom) return {};
 	const inFlight = window.inFlightNow();
 	const left = window.remaining! + inFlight;
 	const sharers = window.share.current(inFlight);

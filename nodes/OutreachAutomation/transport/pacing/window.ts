@@ -41,6 +41,7 @@ export type WindowView = Readonly<
 		| 'probing'
 		| 'probeAfter'
 		| 'unpaced'
+		| 'refreshFrom'
 		| 'quiet'
 		| 'inFlightNow'
 	>
@@ -95,6 +96,9 @@ export class Window {
 	/** Probes refused because others spent the window first: the key moves, through them. */
 	crowdedOut = 0;
 
+	/** After an answer too late to tell what is left (InFlight.stale), the last request sent then. */
+	refreshFrom: number | undefined;
+
 	/** Nothing of this process in flight (queued requests are the queue's to tell). */
 	get quiet(): boolean {
 		return this.flight.size === 0 && this.probing === undefined;
@@ -112,6 +116,8 @@ export class Window {
 
 	/** Request `seq` holds no one any more: answered, given back or hung. */
 	private forget(seq: number): void {
+		// However the request sent after a late answer ends, the others need not wait for it.
+		if (this.refreshFrom !== undefined && seq > this.refreshFrom) this.refreshFrom = undefined;
 		this.flight.remove(seq);
 		if (this.probing === seq) this.probing = undefined;
 	}
@@ -126,6 +132,7 @@ export class Window {
 		this.toldLow = undefined;
 		this.resetAt = undefined;
 		this.nextSendAt = 0;
+		this.refreshFrom = undefined;
 		this.epoch++;
 	}
 

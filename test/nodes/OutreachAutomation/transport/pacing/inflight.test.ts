@@ -34,4 +34,12 @@ describe('own requests in flight', () => {
 		expect(expired).toEqual([old]);
 		expect(flight.size).toBe(1);
 	});
+
+	it('an answer four answer times late (and over 250 ms) is stale', () => {
+		const flight = new InFlight();
+		expect(flight.stale(0, 10_000)).toBe(false);
+		flight.timed(100);
+		expect(flight.stale(0, 400)).toBe(false);
+		expect(flight.stale(0, 401)).toBe(true);
+	});
 });

@@ -238,6 +238,22 @@ describe('one key on a virtual clock', () => {
 		expect((await grantedNow(key, 99)).length).toBeLessThanOrEqual(50);
 	});
 
+	it('after an answer that came far too late, one request goes; given back unsent, it holds no one', async () => {
+		const key = 'late';
+		const resetAt = START + 60_000;
+		const probe = (await acquireSlot(key))!;
+		releaseSlot(key, probe, headers(90, resetAt), clock.now(), 200);
+		const [first] = await grantedNow(key, 1);
+		// Answered a second later, by answers that took nothing: what it says of the window is old.
+		await advanceTo(START + 1_000);
+		releaseSlot(key, first, headers(89, resetAt), clock.now(), 200);
+		const refresh = await grantedNow(key, 5);
+		expect(refresh).toHaveLength(1);
+		// The execution stops before that one request is sent: the others go on.
+		cancelSlot(key, refresh[0]);
+		expect((await grantedNow(key, 5)).length).toBeGreaterThan(0);
+	});
+
 	it('on a service whose answers take 4 s, a probe is not given up as hung at 3 s: no second probe into its window', async () => {
 		const key = 'slow';
 		const probe = (await acquireSlot(key))!;
