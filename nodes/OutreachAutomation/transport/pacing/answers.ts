@@ -154,22 +154,31 @@ function observeWindow(window: Window, answer: Answer<Told>): void {
 		)
 			window.setReset(told, now);
 	}
-	if (status !== 429) window.share.answered(told.remaining, slot.seq);
+	if (status !== 429) window.share.answered(told.remaining, slot.seq, slot.burst?.last ?? slot.seq);
 	window.toldLow = Math.min(window.toldLow ?? Infinity, told.remaining);
 }
 
 /** Takes a window as told (one less than the limit: this request opened it, about now). */
 function openWindow(window: Window, { told, status, now }: Answer<Told>, sure: number): void {
 	window.reset.opened = status !== 429 && told.remaining >= window.limit - 1 ? now : undefined;
+	window.share.carry(window.stragglers());
 	window.remaining = Math.max(0, sure);
 	window.toldLow = told.remaining;
 	window.setReset(told, now);
 }
 
-/** An answer of the window that ended, counted in it: part of its measure. */
+/** An answer of an earlier window, counted in it or, arriving after its end, in this one. */
 function observeStraggler(window: Window, slot: Slot, told: Told): void {
-	if (slot.epoch === window.epoch - 1 && !window.reset.namesLaterThanEnded(told))
-		window.share.endedAnswered(told.remaining, slot.seq);
+	const counted = window.reset.namesLaterThanEnded(told) ? 'here' : 'ended';
+	// Counted here after this window's answers so far: less is left than they said.
+	if (counted === 'here' && window.toldLow !== undefined && !window.reset.namesLater(told))
+		window.toldLow = Math.min(window.toldLow, told.remaining);
+	window.share.stragglerAnswered(
+		told.remaining,
+		slot.seq,
+		counted,
+		slot.epoch === window.epoch - 1,
+	);
 }
 
 /** A probe refused in a window that began after the one that ended (not sent a moment too early),

@@ -65,6 +65,10 @@ class Key {
 			const now = currentTime();
 			observe(window, { kind: 'tick', now });
 			const decision = decide(window, now, this.queue.size);
+			if ('change' in decision) {
+				observe(window, { kind: 'resume', remaining: decision.remaining });
+				continue;
+			}
 			if ('draw' in decision) {
 				observe(window, { kind: 'draw', chance: decision.draw });
 				continue;

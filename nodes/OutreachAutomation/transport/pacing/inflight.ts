@@ -31,6 +31,8 @@ export class InFlight {
 	private readonly sent = new Map<number, Sent>();
 	private readonly byEpoch = new Map<number, number>();
 	private seq = 0;
+	/** The requests being sent at once (see Slot.burst). */
+	private burst: { last: number } | undefined;
 	/** How long an answer takes (smoothed). */
 	answerMs: number | undefined;
 
@@ -46,6 +48,13 @@ export class InFlight {
 	/** Sent in window `epoch`. */
 	of(epoch: number): number {
 		return this.byEpoch.get(epoch) ?? 0;
+	}
+
+	/** Sent in windows before `epoch`: the server may count them in it. */
+	before(epoch: number): number {
+		let count = 0;
+		for (const [sentIn, n] of this.byEpoch) if (sentIn < epoch) count += n;
+		return count;
 	}
 
 	/** Sent after request `seq` (counted from the oldest: few are older). */
@@ -88,12 +97,19 @@ export class InFlight {
 		}
 	}
 
-	/** A request sent in window `epoch`: its number. */
-	add(epoch: number, now: number): number {
+	/** A request sent in window `epoch`: its number, and the requests sent at once with it. */
+	add(epoch: number, now: number): { seq: number; burst: { last: number } } {
+		this.burst ??= { last: 0 };
 		const seq = ++this.seq;
+		this.burst.last = seq;
 		this.sent.set(seq, { epoch, sentAt: now });
 		this.byEpoch.set(epoch, this.of(epoch) + 1);
-		return seq;
+		return { seq, burst: this.burst };
+	}
+
+	/** The next request sent begins another burst (see Slot.burst). */
+	endBurst(): void {
+		this.burst = undefined;
 	}
 
 	remove(seq: number): void {

@@ -22,6 +22,8 @@ export type Event =
 	| { kind: 'look'; now: number; expireHung: boolean }
 	/** Before each decision: a reset that passed ends its window; projected windows take credit. */
 	| { kind: 'tick'; now: number }
+	/** The policy asked to take the server's sure figure as what is left. */
+	| { kind: 'resume'; remaining: number }
 	/** The policy asked for this process's lot for a window's last requests. */
 	| { kind: 'draw'; chance: number };
 
@@ -57,10 +59,15 @@ export function observe(
 			return undefined;
 		case 'look':
 			if (event.expireHung) window.expireHung(event.now);
+			// What this look sends goes at once: one burst.
+			window.flight.endBurst();
 			return undefined;
 		case 'tick':
 			if (window.resetAt !== undefined && event.now >= window.resetAt) window.roll();
 			if (window.blind.active) window.blind.roll(event.now);
+			return undefined;
+		case 'resume':
+			window.remaining = event.remaining;
 			return undefined;
 		case 'draw':
 			window.share.drawLot(random() < event.chance);

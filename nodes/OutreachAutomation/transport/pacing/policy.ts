@@ -1,5 +1,5 @@
-/** When the head of a key's queue may go: from what the window knows, what to do (grant, draw a
- * lot, look again when). A pure function of a read-only window: no clock, no random;
+/** When the head of a key's queue may go: from what the window knows, what to do (grant, take a sure
+ * figure, draw a lot, look again when). A pure function of a read-only window: no clock, no random;
  * the pump (index.ts) passes the decision to observe.ts, which carries it out. */
 import { MAX_SINGLE_WAIT_MS } from '../constants';
 import { WHOLE_SECOND_MS } from './reset';
@@ -7,8 +7,6 @@ import type { WindowView } from './window';
 
 /** With no reset known to wait for, the policy looks again after this long. */
 const LOOK_AGAIN_MS = 1000;
-/** A shared window's spread ends this long before its earliest end, so its last requests land in it. */
-const SPREAD_MARGIN_MS = 250;
 
 export type Decision =
 	/** The head may go: as the window's probe, as one of a span's budget, as one of the window's room. */
@@ -22,6 +20,8 @@ export type Decision =
 			/** Spreading a shared window: when the request after this one may go. */
 			nextSendAt?: number;
 	  }
+	/** Take the sure figure as what is left, then ask again. */
+	| { change: 'resume'; remaining: number }
 	/** Draw this process's lot for the window's last requests with this chance, then ask again. */
 	| { draw: number }
 	/** The reset is further away than we may wait: the head fails, saying until when. */
@@ -40,8 +40,14 @@ export function decide(window: WindowView, now: number, waiting: number): Decisi
 		const at = window.blind.nextAt(now);
 		return at <= now ? { grant: 'blind' } : { at };
 	}
-	if (window.remaining !== undefined && window.remaining <= 0)
+	if (window.remaining !== undefined && window.remaining <= 0) {
+		// Answers out of order can take the own count to 0 early: with none of this window in flight,
+		// the server's lowest figure less what may still be counted after it is sure.
+		if (window.inFlightNow() > 0 && (window.toldLow ?? 0) > 0) return { at: window.resetAt };
+		const sure = (window.toldLow ?? 0) - window.flight.size;
+		if (sure > 0 && window.share.alone()) return { change: 'resume', remaining: sure };
 		return waitUntil(window.resetAt ?? now + LOOK_AGAIN_MS, now);
+	}
 	if (window.unpaced) return unpaced(window, now, waiting);
 	// One probe opens a window; the others wait for what it is told.
 	if (window.remaining === undefined) {
@@ -94,6 +100,6 @@ function spreadGap(window: WindowView, now: number, sharers: number, left: numbe
 	const named = window.reset.named ?? window.resetAt!;
 	const end =
 		(window.reset.coarse ? named - WHOLE_SECOND_MS : Math.min(window.resetAt!, named)) -
-		SPREAD_MARGIN_MS;
+		window.spreadMargin();
 	return (Math.max(0, end - now) * sharers) / Math.max(1, left);
 }

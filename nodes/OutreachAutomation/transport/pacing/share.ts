@@ -43,9 +43,13 @@ interface Mark {
  */
 class Tally {
 	private highest: Mark | undefined;
-	private lowest: Mark | undefined;
+	private lowest: (Mark & { sentWith?: number }) | undefined;
 	private firstSeq = Infinity;
 	answers = 0;
+	/** Own requests of earlier windows the server counted, or may have counted, in this one. */
+	carried = 0;
+	/** Whether those unanswered at the first answer were added to `carried`. */
+	carriedAll = false;
 	/** The limit at the window's first answer (a server may change it between windows). */
 	private limit = 0;
 	/** Joined after others spent part of the window: measured for the next window, the fall counts
@@ -53,10 +57,11 @@ class Tally {
 	joined = false;
 	private newest: Mark | undefined;
 
-	/** Adds an own answer; whether it showed others since the one before. */
-	add(remaining: number, seq: number, limit: number): boolean {
+	/** Adds an own answer; whether it showed others since the one before. `sentWith`: the last own
+	 * request sent at once with it (the server may have counted those first). */
+	add(remaining: number, seq: number, limit: number, sentWith = seq): boolean {
 		if (this.answers === 0) this.limit = limit;
-		const before = this.newest ?? { remaining: this.limit, seq: seq - 1 };
+		const before = this.newest ?? { remaining: this.limit - this.carried, seq: seq - 1 };
 		let others = false;
 		if (seq > before.seq) {
 			others = before.remaining - remaining - (seq - before.seq - 1) > 1;
@@ -65,7 +70,8 @@ class Tally {
 		this.answers++;
 		this.firstSeq = Math.min(this.firstSeq, seq);
 		if (!this.highest || remaining > this.highest.remaining) this.highest = { remaining, seq };
-		if (!this.lowest || remaining < this.lowest.remaining) this.lowest = { remaining, seq };
+		if (!this.lowest || remaining < this.lowest.remaining)
+			this.lowest = { remaining, seq, sentWith: Math.max(seq, sentWith) };
 		return others;
 	}
 
@@ -84,12 +90,12 @@ class Tally {
 		if (!this.highest || !this.lowest) return undefined;
 		const fromLimit = !(this.joined && measuring) && this.limit > this.highest.remaining;
 		const top = fromLimit ? this.limit : this.highest.remaining;
-		const all = top - this.lowest.remaining;
+		const all = top - this.lowest.remaining - this.carried;
 		if (all <= 0) return undefined;
 		const answered = fromLimit ? this.answers : this.answers - 1;
-		// Own in flight counted by the lowest answer: sent before it, never later (that would hide as
-		// many of others').
-		const last = this.lowest.seq;
+		// Own in flight counted by the lowest answer: sent before or with it, never later (that would
+		// hide as many of others').
+		const last = this.lowest.sentWith ?? this.lowest.seq;
 		const bySeq = fromLimit
 			? last - Math.min(this.firstSeq, this.lowest.seq) + 1
 			: last - this.highest.seq;
@@ -164,9 +170,27 @@ export class Share {
 		}
 	}
 
-	/** An answer to own request `seq` of the window that ended, counted in it. */
-	endedAnswered(remaining: number, seq: number): void {
-		this.closing?.add(remaining, seq, this.limit);
+	/** This window's first answer: own requests of earlier windows still unanswered may count in it. */
+	carry(stragglers: number): void {
+		this.tally.carried += stragglers;
+		this.tally.carriedAll = true;
+	}
+
+	/** An answer to own request `seq` of an earlier window (`ofEndedWindow`: the last one), counted
+	 * here (part of this fall that is not others') or in the ended window (part of its measure). */
+	stragglerAnswered(
+		remaining: number,
+		seq: number,
+		counted: 'here' | 'ended',
+		ofEndedWindow: boolean,
+	): void {
+		const tally = this.tally;
+		if (counted === 'here') {
+			if (!tally.carriedAll) tally.carried++;
+			return;
+		}
+		if (tally.carriedAll) tally.carried = Math.max(0, tally.carried - 1);
+		if (ofEndedWindow) this.closing?.add(remaining, seq, this.limit);
 	}
 
 	/** The probe was answered with `left`; `joined`: see Tally.joined. Slow start steps only from a
@@ -179,8 +203,8 @@ export class Share {
 	}
 
 	/** An own answer of this window, told `remaining`. Slow start grows only while it shows no one. */
-	answered(remaining: number, seq: number): void {
-		const others = this.tally.add(remaining, seq, this.limit);
+	answered(remaining: number, seq: number, sentWith = seq): void {
+		const others = this.tally.add(remaining, seq, this.limit, sentWith);
 		this.lot = undefined;
 		if (this.cautious && !others) this.cwnd++;
 	}

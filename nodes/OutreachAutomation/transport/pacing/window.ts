@@ -25,6 +25,8 @@ export interface Slot {
 	tooLongUntil?: number;
 	/** When it was handed out: its answer tells how long requests take. */
 	sentAt?: number;
+	/** The requests sent at once with it (by the last one's number): its answer may count them all. */
+	burst?: { last: number };
 	/** Sent in a projected window (blind.ts): that window's end. */
 	blind?: number;
 }
@@ -44,6 +46,7 @@ export type WindowView = Readonly<
 		| 'refreshFrom'
 		| 'quiet'
 		| 'inFlightNow'
+		| 'spreadMargin'
 	>
 > & {
 	readonly reset: Readonly<Pick<Reset, 'named' | 'coarse'>>;
@@ -53,6 +56,11 @@ export type WindowView = Readonly<
 	readonly blind: BlindView;
 };
 
+/** A shared window's spread ends this long before its earliest end, so its last requests land in it
+ * (at most 2 s: a timeout must not take the spread). */
+const SPREAD_MARGIN_MS = 250;
+const SPREAD_MARGIN_ANSWERS = 4;
+const SPREAD_MARGIN_MAX_MS = 2000;
 /** A probe refused because others spent the window first: more probe than it holds. The next waits a
  * random number of windows from a range doubled after each such refusal, halved after a probe that
  * found half the window. */
@@ -95,7 +103,6 @@ export class Window {
 	progress = 0;
 	/** Probes refused because others spent the window first: the key moves, through them. */
 	crowdedOut = 0;
-
 	/** After an answer too late to tell what is left (InFlight.stale), the last request sent then. */
 	refreshFrom: number | undefined;
 
@@ -106,6 +113,11 @@ export class Window {
 
 	inFlightNow(): number {
 		return this.flight.of(this.epoch);
+	}
+
+	/** Requests of earlier windows unanswered: the server may count them in this one. */
+	stragglers(): number {
+		return this.flight.before(this.epoch);
 	}
 
 	/** Gives up on requests unanswered too long: spent, in this window only (a hung service's would hold
@@ -167,9 +179,16 @@ export class Window {
 		this.probeAfter = until + Math.min(skip, MAX_SKIP_MS);
 	}
 
+	/** How long before a shared window's earliest end its spread ends (see SPREAD_MARGIN_MS). */
+	spreadMargin(): number {
+		const answerMs = this.flight.answerMs ?? 0;
+		const byAnswers = Math.min(SPREAD_MARGIN_MAX_MS, SPREAD_MARGIN_ANSWERS * answerMs);
+		return Math.max(SPREAD_MARGIN_MS, byAnswers);
+	}
+
 	send(probe: boolean, now = currentTime()): Slot {
-		const seq = this.flight.add(this.epoch, now);
-		const slot: Slot = { probe, epoch: this.epoch, seq, sentAt: now };
+		const { seq, burst } = this.flight.add(this.epoch, now);
+		const slot: Slot = { probe, epoch: this.epoch, seq, sentAt: now, burst };
 		if (probe) {
 			this.probing = slot.seq;
 			if (this.reset.testDue) {

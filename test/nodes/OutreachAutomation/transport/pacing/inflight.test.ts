@@ -1,19 +1,30 @@
 import { InFlight } from '../../../../../nodes/OutreachAutomation/transport/pacing/inflight';
 
 describe('own requests in flight', () => {
-	it('counts by window, and tells those sent after a request', () => {
+	it('counts by window, and tells those sent after a request and those of earlier windows', () => {
 		const flight = new InFlight();
-		const first = flight.add(0, 1_000);
+		const first = flight.add(0, 1_000).seq;
 		flight.add(0, 1_010);
-		const third = flight.add(1, 1_020);
+		const third = flight.add(1, 1_020).seq;
 		flight.add(1, 1_030);
-		expect([flight.size, flight.of(0), flight.of(1)]).toEqual([4, 2, 2]);
+		expect([flight.size, flight.of(0), flight.of(1), flight.before(1)]).toEqual([4, 2, 2, 2]);
 		expect(flight.sentAfter(first)).toBe(3);
 		flight.remove(first);
 		// A request no longer in flight still orders the others: those sent after it.
 		expect(flight.sentAfter(first)).toBe(3);
 		expect(flight.sentAfter(third)).toBe(1);
-		expect(flight.of(0)).toBe(1);
+		expect(flight.before(1)).toBe(1);
+	});
+
+	it('requests sent in one look share a burst; the next look begins another', () => {
+		const flight = new InFlight();
+		const a = flight.add(0, 0);
+		const b = flight.add(0, 0);
+		flight.endBurst();
+		const c = flight.add(0, 0);
+		expect(a.burst).toBe(b.burst);
+		expect(a.burst.last).toBe(b.seq);
+		expect(c.burst).not.toBe(a.burst);
 	});
 
 	it('a request is hung after ten answer times within 1-3 s, never before two, before any answer 30 s; only the oldest are given up', () => {
@@ -25,7 +36,7 @@ describe('own requests in flight', () => {
 		flight.timed(4_050); // smoothed: 0.8 x 50 + 0.2 x 4,050 = 850 ms
 		expect(flight.answerMs).toBe(850);
 		expect(flight.hungAfterMs()).toBe(3_000);
-		const old = flight.add(0, 0);
+		const old = flight.add(0, 0).seq;
 		flight.add(0, 2_000);
 		// Looked at on a 250-ms step.
 		expect(flight.hungAt()).toBe(3_000);

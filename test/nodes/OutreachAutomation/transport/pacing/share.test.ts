@@ -180,16 +180,57 @@ describe('others on the key, from own answers', () => {
 });
 
 describe('own requests in flight', () => {
-	it('sent after an answer: they do not hide the steps of others (a queue-mode worker kept 45 in flight into a spent window)', () => {
+	it('sent at once with an answer: the server may have counted them all before it (alone)', () => {
+		const share = new Share();
+		share.limit = 100;
+		share.answered(99, 1);
+		// Requests 2-31 went in one burst; request 5 was counted last of them: told 70.
+		share.answered(70, 5, 31);
+		expect(share.alone(29)).toBe(true);
+	});
+
+	it("sent after the answer's own burst: they do not hide the steps of others (a queue-mode worker kept 45 in flight into a spent window)", () => {
 		const share = new Share();
 		share.limit = 100;
 		share.answered(99, 1);
 		// One at a time, each answer followed by the next request: seq n told 100 - n.
-		for (let seq = 2; seq <= 10; seq++) share.answered(100 - seq, seq);
+		for (let seq = 2; seq <= 10; seq++) share.answered(100 - seq, seq, seq + 1);
 		// 13 steps that are not its own, while 30 of its requests sent later are in flight.
-		share.answered(77, 11);
+		share.answered(77, 11, 12);
 		expect(share.alone(30)).toBe(false);
 		expect(share.current(30)).toBeGreaterThan(1.5);
+	});
+});
+
+describe('own requests counted in the window after the one they were sent in', () => {
+	it("answered before the new window's first answer, naming its reset: its own, not others'", () => {
+		const share = settled();
+		// Ten requests went at the end of the window before and reached the server after its end.
+		share.newWindow(10);
+		for (let seq = 11; seq <= 20; seq++)
+			share.stragglerAnswered(100 - (seq - 10), seq, 'here', true);
+		share.carry(0);
+		// The new window's probe: told 89 of 100, eleven counted, all own.
+		answers(share, [
+			[89, 21],
+			[88, 22],
+			[87, 23],
+		]);
+		expect(share.alone()).toBe(true);
+		expect(share.allowance(87, 0)).toBe(87);
+	});
+
+	it('carried at the first answer but counted in the window that ended: no longer carried', () => {
+		const share = settled();
+		share.newWindow(2);
+		share.carry(2);
+		// Both answered naming the ended window: of the 3 steps before the probe's answer, 2 were others'.
+		for (let seq = 11; seq <= 12; seq++) share.stragglerAnswered(5, seq, 'ended', true);
+		answers(share, [
+			[97, 13],
+			[96, 14],
+		]);
+		expect(share.alone()).toBe(false);
 	});
 });
 

@@ -110,13 +110,14 @@ describe('the shared window', () => {
 		for (const i of [4, 5, 7, 8]) releaseSlot('w5', sent[i], headers(--left, next));
 		// Nothing was free yet: the four of the old window may still be counted in this one.
 		expect(await takeAll('w5', () => headers(--left, next))).toBe(0);
-		// Their answers, late, name the old window: nothing more of this one is taken on them.
 		for (const i of [0, 1, 2, 3]) releaseSlot('w5', sent[i], headers(8 - i, reset));
-		expect(await takeAll('w5', () => headers(--left, next))).toBe(0);
+		// Everything answered: the server's lowest figure is exact again, the late answers included.
+		expect(await takeAll('w5', () => headers(--left, next))).toBe(4);
+		expect(left).toBe(0);
 	});
 });
 
-describe('how long answers take', () => {
+describe('the end of a shared window', () => {
 	const coarse = (remaining: number, namedMs: number) => ({
 		'x-ratelimit-limit': '10',
 		'x-ratelimit-remaining': String(remaining),
@@ -125,17 +126,27 @@ describe('how long answers take', () => {
 
 	beforeEach(() => resetRateLimitState());
 
-	it('a slot given back unused says nothing of how long answers take', async () => {
-		const probe = (await acquireSlot('timing'))!;
-		const window = windowForTests('timing')!;
-		releaseSlot('timing', probe, coarse(9, Date.now() + 60_000), probe.sentAt! + 200);
-		expect(window.flight.answerMs).toBe(200);
-		const unused = (await acquireSlot('timing'))!;
-		cancelSlot('timing', unused);
-		expect(window.flight.answerMs).toBe(200);
-		const slow = (await acquireSlot('timing'))!;
-		releaseSlot('timing', slow, coarse(7, Date.now() + 60_000), slow.sentAt! + 1_200);
-		expect(window.flight.answerMs).toBe(400);
+	it('a shared window is spread to before its earliest end, by a margin that grows with the time answers take', async () => {
+		const probe = (await acquireSlot('margin'))!;
+		const window = windowForTests('margin')!;
+		expect(window.spreadMargin()).toBe(250);
+		// Answers that take 200 ms: the last requests must go out 800 ms before the end to arrive in it.
+		releaseSlot('margin', probe, coarse(9, Date.now() + 60_000), probe.sentAt! + 200);
+		for (let i = 0; i < 20; i++) {
+			const slot = (await acquireSlot('margin'))!;
+			releaseSlot('margin', slot, coarse(8, Date.now() + 60_000), slot.sentAt! + 200);
+			window.remaining = 8;
+		}
+		expect(window.spreadMargin()).toBeGreaterThanOrEqual(790);
+		expect(window.spreadMargin()).toBeLessThanOrEqual(800);
+		// A slot given back unused says nothing of how long answers take.
+		const unused = (await acquireSlot('margin'))!;
+		cancelSlot('margin', unused);
+		expect(window.spreadMargin()).toBeGreaterThanOrEqual(790);
+		// A request that timed out after a minute: the margin grows, but never past 2 s.
+		const slow = (await acquireSlot('margin'))!;
+		releaseSlot('margin', slow, coarse(7, Date.now() + 60_000), slow.sentAt! + 60_000);
+		expect(window.spreadMargin()).toBe(2000);
 	});
 });
 
