@@ -78,9 +78,9 @@ function shared(window: WindowView, now: number, waiting: number): Decision {
 	const left = window.remaining! + inFlight;
 	const sharers = window.share.current(inFlight);
 	const alone = window.share.alone(inFlight);
-	const chance = window.share.lotChance(left, inFlight, alone);
-	if (chance !== undefined) return { draw: chance };
-	if (inFlight < window.share.allowance(left, inFlight, alone)) {
+	const allowance = window.share.allowance(left, inFlight, alone);
+	if (typeof allowance !== 'number') return allowance;
+	if (inFlight < allowance) {
 		const last = left < Math.ceil(sharers) && !alone;
 		// What this process still has to send, if no more than its share, goes at once.
 		const demand = waiting + inFlight;

@@ -107,10 +107,7 @@ class Tally {
 
 /** What the policy may read. */
 export type ShareView = Readonly<
-	Pick<
-		Share,
-		'sharers' | 'cautious' | 'cwnd' | 'current' | 'spreadBy' | 'alone' | 'allowance' | 'lotChance'
-	>
+	Pick<Share, 'sharers' | 'cautious' | 'cwnd' | 'current' | 'spreadBy' | 'alone' | 'allowance'>
 >;
 
 export class Share {
@@ -218,7 +215,7 @@ export class Share {
 		return this.lot ?? left / (LOT_MARGIN * sharers);
 	}
 
-	/** The lot drawn for the window's last requests (see lotChance). */
+	/** The lot drawn for the window's last requests (see allowance). */
 	drawLot(won: boolean): void {
 		this.lot = won;
 	}
@@ -267,28 +264,16 @@ export class Share {
 	}
 
 	/** Own requests that may be in flight, given `left` (own in flight included): the share, capped by
-	 * slow start while cautious. 0: the rest of this window is the others'. */
-	allowance(left: number, inFlight: number, alone = false): number {
-		const { allowed, lastOne } = this.room(left, inFlight, alone);
-		const granted = allowed === 0 && lastOne === true ? 1 : allowed;
-		return this.cautious ? Math.min(granted, this.cwnd) : granted;
-	}
-
-	/** The chance of the lot `allowance` needs drawn before it can answer (undefined: none needed). */
-	lotChance(left: number, inFlight: number, alone = false): number | undefined {
-		const { lastOne } = this.room(left, inFlight, alone);
-		return typeof lastOne === 'number' ? lastOne : undefined;
-	}
-
-	/** The share by the sharers, and, when it is none with nothing in flight, whether to take one. */
-	private room(
-		left: number,
-		inFlight: number,
-		alone: boolean,
-	): { allowed: number; lastOne: boolean | number } {
+	 * slow start while cautious. 0: the rest of this window is the others'. `{ draw }`: the lot for the
+	 * window's last requests must be drawn first, with this chance (`drawLot`), then asked again. */
+	allowance(left: number, inFlight: number, alone = false): number | { draw: number } {
 		const sharers = alone ? 1 : this.current(inFlight);
-		const allowed = sharers < ALONE ? left : Math.floor(left / (1 + (sharers - 1) * SAFETY));
-		const wants = allowed === 0 && inFlight === 0 && left >= 1;
-		return { allowed, lastOne: wants ? this.lastOne(left, sharers) : false };
+		let allowed = sharers < ALONE ? left : Math.floor(left / (1 + (sharers - 1) * SAFETY));
+		if (allowed === 0 && inFlight === 0 && left >= 1) {
+			const lastOne = this.lastOne(left, sharers);
+			if (typeof lastOne === 'number') return { draw: lastOne };
+			if (lastOne) allowed = 1;
+		}
+		return this.cautious ? Math.min(allowed, this.cwnd) : allowed;
 	}
 }

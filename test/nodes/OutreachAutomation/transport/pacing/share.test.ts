@@ -161,11 +161,10 @@ describe('others on the key, from own answers', () => {
 		// As the pump does: a lot the policy asks for is drawn (observe.ts), then the share is read.
 		const chances: number[] = [];
 		const allowed = (share: Share) => {
-			const chance = share.lotChance(2, 0);
-			if (chance !== undefined) {
-				chances.push(chance);
-				share.drawLot(Math.random() < chance);
-			}
+			const room = share.allowance(2, 0);
+			if (typeof room === 'number') return room;
+			chances.push(room.draw);
+			share.drawLot(Math.random() < room.draw);
 			return share.allowance(2, 0);
 		};
 		// 100 a window: 2 429s at most are affordable, every process takes one of the last 2.
