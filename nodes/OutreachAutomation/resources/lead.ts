@@ -146,11 +146,10 @@ function leadBody(ctx: ItemParameters, values: IDataObject, clearEmpty: boolean)
 	if (typeof url === 'string' && url !== '') {
 		// Sent as a full address: one without a scheme (as CSV imports store them) gets https://.
 		const address = webAddress(url);
-		if (typeof address !== 'string' || !URL.canParse(address)) {
-			const why = typeof address === 'string' ? 'is not a web address' : address.refused;
+		if (typeof address !== 'string') {
 			invalid(
 				ctx,
-				`LinkedIn Profile URL "${url}" ${why}`,
+				`LinkedIn Profile URL "${url}" ${address.refused}`,
 				'Use the address of the profile, e.g. https://www.linkedin.com/in/ada-lovelace',
 			);
 		}

@@ -316,6 +316,23 @@ describe('the re-run guards on real data', () => {
 				'https://www.linkedin.com/in/grace-h',
 			]);
 		});
+
+		it('addresses with non-ASCII letters in a process that has parsed many addresses: still accepted', async () => {
+			// Node 20 and 22's URL.canParse, once optimised, answers false for them; any code in n8n's
+			// process (another node, n8n itself) can have warmed it.
+			for (let i = 0; i < 100_000; i++) URL.canParse(`https://example.com/${i}`);
+			const unicode = [
+				'https://müller-bau.de/team/jürgen',
+				'https://www.xing.com/profile/Zoë_Durand',
+			];
+			const { items } = await runNode(
+				creds(),
+				{ resource: 'lead', operation: 'create', linkedinUrl: '={{ $json.url }}' },
+				unicode.map((url) => ({ url })),
+				{ continueOnFail: true },
+			);
+			expect(items.map((item) => item.json.error ?? item.json.linkedin_url)).toEqual(unicode);
+		});
 	});
 
 	it('item 1 refused with a 422, item 2 with the same profile and valid fields: item 2 is created', async () => {
