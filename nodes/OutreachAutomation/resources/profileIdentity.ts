@@ -215,8 +215,8 @@ export function webAddress(raw: string): string | { refused: string } {
 
 /**
  * The address parsed, or undefined. Not `URL.canParse`: on Node 20 and 22, once optimised (after a
- * few thousand calls), it answers false for addresses with non-ASCII letters, which would refuse
- * "https://müller-bau.de/team/jürgen" from about the 2,000th item on.
+ * few thousand calls anywhere in the process), it answers false for addresses with non-ASCII letters
+ * such as "https://müller-bau.de/team/jürgen".
  */
 function parsed(address: string): URL | undefined {
 	try {
