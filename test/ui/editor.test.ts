@@ -77,8 +77,18 @@ async function screenshot(shot: Shot): Promise<void> {
 
 const ndv = () => page.getByTestId('ndv');
 const nodeCreator = () => page.getByTestId('node-creator');
+/** A node or action of the node creator by its whole name: "Outreach Automation" is not its Trigger or
+ * Tool, whichever the search lists first. */
 const creatorItem = (name: string | RegExp) =>
-	page.getByTestId('node-creator-item-name').filter({ hasText: name }).first();
+	page
+		.getByTestId('node-creator-item-name')
+		.filter({
+			hasText:
+				typeof name === 'string'
+					? new RegExp(`^\\s*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`)
+					: name,
+		})
+		.first();
 
 /** An empty workflow; with a name, saved first, so a picture shows that name instead of "My workflow 4". */
 async function newWorkflow(name?: string): Promise<void> {
