@@ -201,16 +201,23 @@ function unwrapped(absolute: string, depth = 0): string | { refused: string } {
  * Create and Create or Update send, and what the identity rule reads.
  */
 export function webAddress(raw: string): string | { refused: string } {
-	const { address, label } = pastedAddress(raw);
-	const absolute = absoluteOf(address);
+	const found = located(raw);
+	return 'refused' in found ? found : found.address;
+}
+
+/** What webAddress gives, with the address parsed once for the identity rule. */
+function located(raw: string): { address: string; url: URL } | { refused: string } {
+	const pasted = pastedAddress(raw);
+	const label = pasted.label;
+	const absolute = absoluteOf(pasted.address);
 	if (typeof absolute !== 'string') return absolute;
 	// "[linkedin.com/in/a](https://linkedin.com/in/b)": which of the two was meant is not known.
 	if (label && typeof absoluteOf(label) === 'string' && !sameProfile(label, absolute))
 		return { refused: 'is a link whose text is another address: which one is meant is not known' };
-	const result = unwrapped(absolute);
-	return typeof result === 'string' && !parsed(result)
-		? { refused: 'is not a web address' }
-		: result;
+	const address = unwrapped(absolute);
+	if (typeof address !== 'string') return address;
+	const url = parsed(address);
+	return url ? { address, url } : { refused: 'is not a web address' };
 }
 
 /**
@@ -237,10 +244,9 @@ function sameProfile(a: string, b: string): boolean {
  */
 export function profileIdentity(raw: unknown): Identity {
 	if (typeof raw !== 'string') return refuse('is not text');
-	const absolute = webAddress(raw);
-	if (typeof absolute !== 'string') return absolute;
-	const url = parsed(absolute);
-	if (!url) return refuse('is not a web address');
+	const found = located(raw);
+	if ('refused' in found) return found;
+	const { address: absolute, url } = found;
 	const host = url.hostname.toLowerCase().replace(/\.$/, '');
 	if (!host) return refuse('is not a web address');
 	return isLinkedIn(host) ? linkedInIdentity(url) : otherSiteIdentity(url, absolute);
