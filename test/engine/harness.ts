@@ -377,7 +377,7 @@ export class TriggerHarness {
 	 * only to fenced (scheduled) polls, the poll run at publishing gets n8n-core's default of 5 minutes.
 	 */
 	durableContext(
-		activation: 'activate' | 'update',
+		activation: 'activate' | 'update' | 'init',
 		staged: IDataObject,
 		budgetMs?: number,
 	): PollContext {

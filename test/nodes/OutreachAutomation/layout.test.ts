@@ -19,7 +19,7 @@ const ALLOWED: Record<string, string[]> = {
 };
 
 /** trigger/, bottom first: each file imports only from the files before it. */
-const TRIGGER = ['overlap', 'state', 'pages', 'walk', 'order', 'drain', 'newMessages'];
+const TRIGGER = ['overlap', 'pollTimes', 'state', 'pages', 'walk', 'order', 'drain', 'newMessages'];
 
 function sourceFiles(dir: string): string[] {
 	return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

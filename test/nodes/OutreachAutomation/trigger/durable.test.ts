@@ -168,6 +168,27 @@ describe.each(VARIANTS.filter((v) => v.timestamps))(
 			expect(settled(sent)).toEqual({ lost: [], causes: {}, duplicates: 0 });
 		});
 
+		it('Emit Existing: the poll at publishing emits the existing messages (saved with their execution), the first scheduled poll goes on from there', async () => {
+			time = new VirtualTime(sandbox);
+			time.start(PUBLISHED - 24 * HOUR);
+			sandbox.reset({ leads: 2, campaigns: 1, messages: 30 });
+			const existing = sandbox.store.findMessages({}).map((message) => message.id);
+			time.to(PUBLISHED);
+			n8n = new DurableN8n(
+				time,
+				creds(),
+				{ pollTimes: { item: [{ mode: 'everyMinute' }] }, options: { emitExisting: true } },
+				2,
+			);
+			const { poll, loaded } = n8n.load();
+			const outcome = await n8n.run(0, loaded, 'activate');
+			n8n.save(outcome, poll, 0, 'activate', 2 * SECOND);
+			const sent = arrive(PUBLISHED + 4 * SECOND, 5);
+			await scheduled(PUBLISHED + 50 * SECOND);
+			await scheduled(PUBLISHED + 110 * SECOND);
+			expect(settled([...existing, ...sent])).toEqual({ lost: [], causes: {}, duplicates: 0 });
+		});
+
 		it('a poll that loaded its cursor before a save enters the node after a later poll returned: nothing comes twice', async () => {
 			await published();
 			await scheduled(PUBLISHED + 50 * SECOND);
@@ -230,7 +251,7 @@ describe('n8n 2.41.1 durable scheduler, seeded runs', () => {
 				everyMs: seed % 3 === 0 ? HOUR : MINUTE,
 				polls: 420,
 				mains: 1,
-				arrivals: 12,
+				arrivals: 6,
 				chances: MIXED,
 				restartBeforeFirstSave: true,
 			},
@@ -246,4 +267,153 @@ describe('n8n 2.41.1 durable scheduler, seeded runs', () => {
 		expect(result.lost).toEqual([]);
 		expect(result.causes.unexplained ?? 0).toBe(0);
 	});
+});
+
+describe('n8n 2.41.1 durable scheduler, seeded runs of what is not guaranteed', () => {
+	let sandbox: Sandbox;
+	afterEach(async () => sandbox?.stop());
+
+	it.each([1, 2, 3, 4])(
+		'no timestamps (seed %i), restarts only after the first save: no message lost',
+		async (seed) => {
+			const variant = VARIANTS.filter((v) => !v.timestamps)[seed % 2];
+			sandbox = await startSandbox({ apiKeys: [KEY], ...variant, rateLimit: 1e6 });
+			const run = await seededRun(
+				sandbox,
+				{ baseUrl: sandbox.url, apiKey: KEY },
+				{
+					seed: 100 + seed,
+					everyMs: MINUTE,
+					polls: 150,
+					mains: 1,
+					arrivals: 6,
+					chances: MIXED,
+					restartBeforeFirstSave: false,
+				},
+			);
+			const result = tally(run.n8n, run.expected, SAVE_GRACE_MS);
+			process.stdout.write(
+				`[durable model] no timestamps, seed ${seed}: ${run.n8n.pollCount} polls, ${run.expected.length} messages: ${result.lost.length} lost, ${result.duplicates} twice ${JSON.stringify(result.causes)}\n`,
+			);
+			expect(result.lost).toEqual([]);
+			expect(result.causes.unexplained ?? 0).toBe(0);
+		},
+	);
+
+	it.each([1, 2, 3])(
+		'two n8n mains polling one trigger (seed %i): measured, no message lost',
+		async (seed) => {
+			sandbox = await startSandbox({ apiKeys: [KEY], ...VARIANTS[0], rateLimit: 1e6 });
+			const run = await seededRun(
+				sandbox,
+				{ baseUrl: sandbox.url, apiKey: KEY },
+				{
+					seed: 200 + seed,
+					everyMs: MINUTE,
+					polls: 150,
+					mains: 2,
+					arrivals: 6,
+					chances: MIXED,
+					restartBeforeFirstSave: true,
+				},
+			);
+			const result = tally(run.n8n, run.expected, SAVE_GRACE_MS);
+			process.stdout.write(
+				`[durable model] two mains, seed ${seed}: ${run.n8n.pollCount} polls, ${run.expected.length} messages: ${result.lost.length} lost, ${result.duplicates} twice ${JSON.stringify(result.causes)}\n`,
+			);
+			expect(result.lost).toEqual([]);
+			expect(result.causes.unexplained ?? 0).toBe(0);
+		},
+	);
+});
+
+describe('what only timestamps can tell', () => {
+	let sandbox: Sandbox;
+	let time: VirtualTime;
+	afterEach(async () => {
+		time.stop();
+		await sandbox.stop();
+	});
+
+	it('without timestamps, n8n restarting before it saved the first cursor: the messages of that gap are taken as existing (docs/trigger.md)', async () => {
+		sandbox = await startSandbox({ apiKeys: [KEY], ...VARIANTS[1], rateLimit: 1e6 });
+		time = new VirtualTime(sandbox);
+		time.start(PUBLISHED - 24 * HOUR);
+		sandbox.reset({ leads: 2, campaigns: 1, messages: 30 });
+		time.to(PUBLISHED);
+		const n8n = new DurableN8n(
+			time,
+			{ baseUrl: sandbox.url, apiKey: KEY },
+			{ pollTimes: { item: [{ mode: 'everyMinute' }] } },
+			3,
+		);
+		const act = n8n.load();
+		n8n.save(await n8n.run(0, act.loaded, 'activate'), act.poll, 0, 'activate', 0);
+		time.to(PUBLISHED + 4 * SECOND);
+		const gap = sandbox.insertMessages({ count: 5 }).ids;
+		time.to(PUBLISHED + 20 * SECOND);
+		n8n.restart();
+		for (const at of [50, 110, 170]) {
+			time.to(PUBLISHED + at * SECOND);
+			n8n.land();
+			const { poll, loaded } = n8n.load();
+			n8n.save(await n8n.run(0, loaded), poll, 0, 'update', 500);
+		}
+		time.to(PUBLISHED + 175 * SECOND);
+		const later = sandbox.insertMessages({ count: 3 }).ids;
+		time.to(PUBLISHED + 230 * SECOND);
+		n8n.land();
+		const { poll, loaded } = n8n.load();
+		n8n.save(await n8n.run(0, loaded), poll, 0, 'update', 500);
+		time.to(PUBLISHED + HOUR);
+		n8n.land();
+		expect(tally(n8n, [...gap, ...later], SAVE_GRACE_MS)).toEqual({
+			lost: gap,
+			causes: {},
+			duplicates: 0,
+		});
+	});
+});
+
+describe("n8n 1.x's classic poller", () => {
+	let sandbox: Sandbox;
+	let time: VirtualTime;
+	afterEach(async () => {
+		time.stop();
+		await sandbox.stop();
+	});
+
+	it.each(VARIANTS.filter((v) => v.timestamps))(
+		'list $order first: n8n restarts before the trigger emitted anything (its memory never saved): the poll at start emits what arrived since publishing',
+		async (variant) => {
+			sandbox = await startSandbox({ apiKeys: [KEY], ...variant, rateLimit: 1e6 });
+			time = new VirtualTime(sandbox);
+			time.start(PUBLISHED - 24 * HOUR);
+			sandbox.reset({ leads: 2, campaigns: 1, messages: 30 });
+			time.to(PUBLISHED);
+			const n8n = new DurableN8n(
+				time,
+				{ baseUrl: sandbox.url, apiKey: KEY },
+				{ pollTimes: { item: [{ mode: 'everyMinute' }] } },
+				4,
+			);
+			const act = n8n.load();
+			n8n.save(await n8n.run(0, act.loaded, 'activate'), act.poll, 0, 'activate', 0);
+			time.to(PUBLISHED + 30 * SECOND);
+			const sent = sandbox.insertMessages({ count: 4 }).ids;
+			time.to(PUBLISHED + 40 * SECOND);
+			n8n.restart();
+			time.to(PUBLISHED + 55 * SECOND);
+			const start = n8n.load();
+			n8n.save(await n8n.run(0, start.loaded, 'init'), start.poll, 0, 'init', 0);
+			time.to(PUBLISHED + 2 * MINUTE);
+			n8n.land();
+			const next = n8n.load();
+			n8n.save(await n8n.run(0, next.loaded, 'init'), next.poll, 0, 'init', 0);
+			time.to(PUBLISHED + HOUR);
+			n8n.land();
+			expect(tally(n8n, sent, SAVE_GRACE_MS)).toEqual({ lost: [], causes: {}, duplicates: 0 });
+			expect(n8n.delivered()).toEqual(sent);
+		},
+	);
 });

@@ -180,11 +180,14 @@ export class DurableN8n {
 		return { poll, loaded: clone(this.cursor) };
 	}
 
-	/** Runs one poll of `process` from `loaded`: 'activate' at publishing, else a scheduled one. */
+	/**
+	 * Runs one poll of `process` from `loaded`: 'activate' at publishing, 'update' a scheduled one;
+	 * 'init' as n8n 1.x polls after it started with the workflow published (no budget, no timeout).
+	 */
 	async run(
 		process: number,
 		loaded: IDataObject,
-		activation: 'activate' | 'update' = 'update',
+		activation: 'activate' | 'update' | 'init' = 'update',
 	): Promise<Outcome> {
 		const staged = clone(loaded);
 		const scheduled = activation === 'update';
@@ -214,7 +217,7 @@ export class DurableN8n {
 		outcome: Outcome,
 		poll: number,
 		process: number,
-		activation: 'activate' | 'update',
+		activation: 'activate' | 'update' | 'init',
 		saveMs: number,
 	): void {
 		if (outcome.kind !== 'returned') return;
@@ -353,7 +356,9 @@ export async function seededRun(
 	const time = new VirtualTime(sandbox);
 	const published = Date.parse('2026-11-29T10:00:00Z') + options.seed * HOUR;
 	const everyMinute = options.everyMs === MINUTE;
-	const pollTimes = { item: [everyMinute ? { mode: 'everyMinute' } : { mode: 'everyHour', minute: 0 }] };
+	const pollTimes = {
+		item: [everyMinute ? { mode: 'everyMinute' } : { mode: 'everyHour', minute: 0 }],
+	};
 	time.start(published - 24 * HOUR);
 	try {
 		sandbox.reset({ leads: 3, campaigns: 1, messages: 40 });
@@ -377,7 +382,9 @@ export async function seededRun(
 			// Arrivals since the last poll: most polls a few, some a backlog.
 			const backlog = chance(0.05) ? 30 : 1;
 			for (let group = rnd.int(0, 3); group > 0; group--) {
-				time.to(Math.max(time.now(), rnd.int(last + SECOND, Math.max(last + SECOND, due - SECOND))));
+				time.to(
+					Math.max(time.now(), rnd.int(last + SECOND, Math.max(last + SECOND, due - SECOND))),
+				);
 				if (quiet) continue;
 				sandbox.insertMessages({ count: rnd.int(1, options.arrivals) * backlog });
 			}
@@ -419,12 +426,24 @@ export async function seededRun(
 			n8n.save(outcome, poll, process, 'update', saveMs(idsOf(outcome).length > 0));
 			if (beside && second) {
 				const besideOutcome = await beside;
-				n8n.save(besideOutcome, second.poll, process, 'update', saveMs(idsOf(besideOutcome).length > 0));
+				n8n.save(
+					besideOutcome,
+					second.poll,
+					process,
+					'update',
+					saveMs(idsOf(besideOutcome).length > 0),
+				);
 			}
 			// Polls that loaded earlier enter now, after a later one returned.
 			for (const late of deferred.splice(0)) {
 				const lateOutcome = await n8n.run(late.process, late.loaded);
-				n8n.save(lateOutcome, late.poll, late.process, 'update', saveMs(idsOf(lateOutcome).length > 0));
+				n8n.save(
+					lateOutcome,
+					late.poll,
+					late.process,
+					'update',
+					saveMs(idsOf(lateOutcome).length > 0),
+				);
 			}
 		}
 		time.to(time.now() + HOUR);
