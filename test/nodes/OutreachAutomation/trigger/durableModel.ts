@@ -281,28 +281,29 @@ export function duplicateCause(
 	return 'unexplained';
 }
 
-/** Lost and duplicate messages of a run, with each duplicate's cause. */
+/**
+ * Lost and duplicate messages of a run, with each duplicate's cause: of two deliveries of a message,
+ * the one whose poll returned first is the first.
+ */
 export function tally(
 	n8n: DurableN8n,
 	expected: string[],
 	graceMs: number,
 ): { lost: string[]; causes: Record<string, number>; duplicates: number } {
-	const firstBatch = new Map<string, Batch>();
+	const byId = new Map<string, Batch[]>();
+	for (const batch of n8n.batches)
+		for (const id of batch.ids) byId.set(id, [...(byId.get(id) ?? []), batch]);
 	const causes: Record<string, number> = {};
 	let duplicates = 0;
-	for (const batch of n8n.batches) {
-		for (const id of batch.ids) {
-			const first = firstBatch.get(id);
-			if (!first) {
-				firstBatch.set(id, batch);
-				continue;
-			}
+	for (const batches of byId.values()) {
+		const [first, ...again] = [...batches].sort((a, b) => a.returnedAt - b.returnedAt);
+		for (const second of again) {
 			duplicates++;
-			const cause = duplicateCause(n8n, first, batch, graceMs);
+			const cause = duplicateCause(n8n, first, second, graceMs);
 			causes[cause] = (causes[cause] ?? 0) + 1;
 		}
 	}
-	return { lost: expected.filter((id) => !firstBatch.has(id)), causes, duplicates };
+	return { lost: expected.filter((id) => !byId.has(id)), causes, duplicates };
 }
 
 /** How often each thing n8n can do happens in a seeded run (per scheduled poll). */
@@ -341,6 +342,8 @@ export interface RunOptions {
 
 export interface RunResult {
 	n8n: DurableN8n;
+	/** How many times each thing of `chances` happened. */
+	events: Record<string, number>;
 	/** Messages that arrived after publishing, and the ones there before. */
 	expected: string[];
 	existing: Set<string>;
@@ -375,10 +378,17 @@ export async function seededRun(
 		let deferred: Array<{ poll: number; loaded: IDataObject; process: number }> = [];
 		let last = activatedAt;
 		const ms = (min: number, max: number) => rnd.int(min, max);
+		const events: Record<string, number> = {};
+		const happened = (what: keyof Chances) => {
+			const yes = chance(options.chances[what]);
+			if (yes) events[what] = (events[what] ?? 0) + 1;
+			return yes;
+		};
+		let quiet = false;
+		const chance = (p: number) => !quiet && rnd.chance(p);
 		for (let k = 0; k < options.polls + tail; k++) {
-			const quiet = k >= options.polls;
+			quiet = k >= options.polls;
 			const due = first + k * options.everyMs;
-			const chance = (p: number) => !quiet && rnd.chance(p);
 			// Arrivals since the last poll: most polls a few, some a backlog.
 			const backlog = chance(0.05) ? 30 : 1;
 			for (let group = rnd.int(0, 3); group > 0; group--) {
@@ -392,32 +402,32 @@ export async function seededRun(
 			n8n.land();
 			last = due;
 			const firstSaved = n8n.batches.some((batch) => batch.poll > act.poll);
-			if (chance(options.chances.restart) && (firstSaved || options.restartBeforeFirstSave)) {
+			if (happened('restart') && (firstSaved || options.restartBeforeFirstSave)) {
 				n8n.restart();
 				deferred = [];
 				continue;
 			}
 			const process = rnd.int(0, options.mains - 1);
 			const { poll, loaded } = n8n.load();
-			if (chance(options.chances.reorder)) {
+			if (happened('reorder')) {
 				deferred.push({ poll, loaded, process });
 				continue;
 			}
-			if (chance(options.chances.fail))
+			if (happened('fail'))
 				sandbox.addFault({ method: 'GET', path: '/api/v1/messages', status: 503, times: 4 });
-			if (chance(options.chances.during))
+			if (happened('during'))
 				sandbox.addChurn({ after: 1, resource: 'messages', insert: rnd.int(1, 30) });
-			if (chance(options.chances.drop)) time.requestMs = 50 * SECOND;
-			const overlapping = chance(options.chances.overlap);
+			if (happened('drop')) time.requestMs = 50 * SECOND;
+			const overlapping = happened('overlap');
 			const running = n8n.run(process, loaded);
 			const second = overlapping ? n8n.load() : undefined;
 			const beside = second ? n8n.run(process, second.loaded) : undefined;
 			const saveMs = (emitted: boolean) =>
 				emitted
-					? chance(options.chances.lateSave)
+					? happened('lateSave')
 						? ms(30 * SECOND, 3 * MINUTE)
 						: ms(50, 3 * SECOND)
-					: chance(options.chances.lateCursor)
+					: happened('lateCursor')
 						? ms(30 * SECOND, 150 * SECOND)
 						: ms(10, 300);
 			const outcome = await running;
@@ -452,7 +462,7 @@ export async function seededRun(
 			.findMessages({})
 			.filter((message) => Date.parse(message.created_at!) >= activatedAt)
 			.map((message) => message.id);
-		return { n8n, expected, existing };
+		return { n8n, events, expected, existing };
 	} finally {
 		time.stop();
 	}
