@@ -132,7 +132,7 @@ export class OutreachAutomationTrigger implements INodeType {
 				budgetMs: n8nPollBudget(this),
 				publishing: firstPublishing(this),
 			},
-			async ({ newer }) => await once(newer),
+			once,
 			(why) => {
 				this.logger.info(
 					why === 'running'

@@ -74,17 +74,17 @@ async function lookBack(
 ): Promise<PollResult | undefined> {
 	const first = await initialState(pages, base);
 	if (!first) return undefined;
-	const recent = first.noted.filter((item) => (timeOf(item) ?? -Infinity) >= since);
-	if (recent.length === 0) return first;
+	const isRecent = (item: IDataObject) => (timeOf(item) ?? -Infinity) >= since;
+	const recent = new Set(first.noted.filter(isRecent).map(idOf));
+	if (recent.size === 0) return first;
 	const { state } = first;
 	if (!state.order) {
 		// Timestamps that do not tell the order: what was read is all there is to go on.
-		return { emit: reversed(first.noted).filter((item) => recent.includes(item)), state };
+		return { emit: reversed(first.noted).filter(isRecent), state };
 	}
 	// Read from the newest end as a poll does, the recent ones not known: it ends at the newest
 	// older message, or at a page of older ones.
-	const recentIds = new Set(recent.map(idOf));
-	const older = (state.seen ?? []).filter((id) => !recentIds.has(id));
+	const older = (state.seen ?? []).filter((id) => !recent.has(id));
 	const watermark = new Date(since).toISOString();
 	return await poll(ctx, pages, { ...state, seen: older, watermark }, false);
 }

@@ -109,14 +109,6 @@ function kept(steps: Step[]): Step[] {
 	return recent;
 }
 
-/** What a poll is told of where it starts. */
-export interface Start {
-	/** A newer state to go on from instead of the one n8n loaded. */
-	newer?: IDataObject;
-	/** Whether this process knows the loaded state (a poll of it left or loaded it). */
-	known: boolean;
-}
-
 /**
  * Runs `poll` unless a poll of the same trigger is running (`busy('running')`) or the last poll's
  * save may still land (`busy('unsaved')`): then nothing is read or changed. `loaded` is the state n8n
@@ -127,7 +119,7 @@ export interface Start {
  */
 export async function onePollAtATime<T>(
 	entry: { key: string; loaded: IDataObject; budgetMs?: number; publishing?: boolean },
-	poll: (start: Start) => Promise<T>,
+	poll: (newer?: IDataObject) => Promise<T>,
 	busy: (why: 'running' | 'unsaved') => T,
 	outcome: (result: T) => { emitted: boolean; state: IDataObject },
 ): Promise<T> {
@@ -137,8 +129,7 @@ export async function onePollAtATime<T>(
 	const digest = digestOf(loaded);
 	let steps = (!publishing && chains.get(key)) || [];
 	let at = steps.map((step) => step.digest).lastIndexOf(digest);
-	const known = at >= 0;
-	if (!known) {
+	if (at < 0) {
 		steps = [{ digest, emitted: false, saved: true, at: entered }];
 		at = 0;
 	}
@@ -152,10 +143,7 @@ export async function onePollAtATime<T>(
 	chains.set(key, kept(steps));
 	running.add(key);
 	try {
-		const result = await poll({
-			newer: start === at ? undefined : copy(steps[start].state!),
-			known,
-		});
+		const result = await poll(start === at ? undefined : copy(steps[start].state!));
 		const { emitted, state } = outcome(result);
 		const left = digestOf(state);
 		if (!mayBeDropped(now() - entered, budgetMs) && (emitted || left !== steps[start].digest)) {
