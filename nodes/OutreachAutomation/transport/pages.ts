@@ -2,15 +2,9 @@ import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { LARGE_PAGE_SIZE, MAX_PAGE_REQUESTS, MAX_PAGE_SIZE } from './constants';
-import { listTooLongError, pagingIgnoredError } from './errors';
+import { listChangingError, listTooLongError, pagingIgnoredError } from './listErrors';
 import type { ApiRequest, PageMeta, RequestContext } from './request';
 import { apiRequest, windowKeyOf } from './request';
-
-/**
- * How often a span of pages is read again while the list keeps changing under the walk; past it the
- * walk goes on (a list that changes at every read cannot be read whole by offset paging).
- */
-const MAX_REREAD_ROUNDS = 5;
 
 /** One page of a list endpoint, as the walker read it. */
 export interface Page {
@@ -173,14 +167,25 @@ function sizeRefused(error: unknown): number | undefined {
 }
 
 /**
+ * Extra page reads a walk may spend finding items that moved under it: this many, and one more per page
+ * of the list. Past them the walk fails (listChangingError) instead of returning a list that may be short.
+ */
+const CHANGE_REREADS = 20;
+
+/**
  * Return All (limit undefined) or up to `limit` items, each id once. Nothing is taken on trust:
  * - page size: asks big (servers that allow it need far fewer requests), keeps what the server
  *   served (from `meta.per_page` or the count), falls back when a size is refused, remembers it;
  * - the end: an empty page, or a page shorter than the size served; `meta.total` only ends a walk
  *   that already holds that many items, and a count or a total that is missing, a string or
  *   negative is read as unknown;
- * - shifts: when the total drops between two pages (items deleted or leaving a filter), the pages
- *   before are read again, so nothing that moved back across a page boundary is skipped;
+ * - change between reads, by content: the walk keeps the ids it has proven (every item that stayed,
+ *   up to them in list order, was read). A page joins the proven part when it holds a proven id (it is
+ *   one contiguous stretch of the list), or when it is the next page and the total is what it was at
+ *   the read the proven part ends with (new items arrive first, so an unchanged total means nothing
+ *   moved back across the boundary). Otherwise items may have moved back onto pages already read:
+ *   the walk steps back, reading those pages again until one joins, then goes on; a page read earlier
+ *   joins too once a later read holds one of its ids. Past CHANGE_REREADS (plus one a page) it fails;
  * - a server that ignores `page`, or more pages than any list could need, is an error, never a
  *   short result. No recursion and no argument spreading: any number of items.
  */
@@ -190,11 +195,62 @@ export async function readList(
 	limit?: number,
 	first?: SizedPage,
 ): Promise<IDataObject[]> {
+	let key = await windowKeyOf(ctx);
+	const node = () => ctx.getNode();
+	return await walkList(
+		{
+			page: async (number, size) => {
+				const page = await pageAtSize(ctx, request, number, size);
+				key = page.key;
+				return page;
+			},
+			remember: (size) => rememberSize(key, size),
+			tooLong: (requests, items) => listTooLongError(node(), requests, items, request),
+			pagingIgnored: (page, distinct, total) =>
+				pagingIgnoredError(
+					node(),
+					page,
+					distinct,
+					total,
+					request,
+					'Stopped instead of looping or returning duplicates; narrow the request with filters.',
+				),
+			changing: (rereads, items) => listChangingError(node(), rereads, items, request),
+		},
+		firstSize(key, limit),
+		limit,
+		first,
+	);
+}
+
+/** Where walkList reads its pages, and the errors it fails with. */
+export interface ListSource {
+	/** Page `number` at `size` (the answer says the size finally asked, lower if one was refused). */
+	page(number: number, size: number): Promise<SizedPage>;
+	/** The size the server serves, learnt by the walk: asked for first next time. */
+	remember(size: number): void;
+	tooLong(requests: number, items: number): Error;
+	pagingIgnored(page: number, distinct: number, total?: number): Error;
+	changing(rereads: number, items: number): Error;
+}
+
+/** The walk of readList, on any source of pages (a fake one in the property tests). */
+export async function walkList(
+	source: ListSource,
+	asked: number,
+	limit?: number,
+	first?: SizedPage,
+): Promise<IDataObject[]> {
 	const results: IDataObject[] = [];
 	const seen = new Set<string>();
-	let firstIds: string[] = [];
+	/** Ids proven: every item that stayed the whole walk, up to these in list order, was read. */
+	const proven = new Set<string>();
+	let firstIds: string[] | undefined;
+	let firstTotal: number | undefined;
+	/** A later page that repeated page 1: the server may ignore `page`. */
+	let doubt: { number: number; ids: string[]; total?: number } | undefined;
 	let requests = 0;
-	let key: string | undefined;
+	let size = asked;
 
 	const add = (items: IDataObject[]): number => {
 		let added = 0;
@@ -213,96 +269,113 @@ export async function readList(
 
 	// Page 1 as the caller already read it (readFirstPage): not asked again, at its size.
 	let reuse = first;
-	const fetch = async (number: number, asked: number) => {
+	const fetch = async (number: number) => {
+		let page: SizedPage;
 		if (number === 1 && reuse) {
-			const page = reuse;
+			page = reuse;
 			reuse = undefined;
-			key = page.key;
-			size = page.size;
-			return page;
+		} else {
+			if (requests >= MAX_PAGE_REQUESTS) throw source.tooLong(requests, results.length);
+			requests++;
+			page = await source.page(number, size);
 		}
-		if (requests >= MAX_PAGE_REQUESTS) {
-			throw listTooLongError(ctx.getNode(), requests, results.length, request);
-		}
-		requests++;
-		const page = await pageAtSize(ctx, request, number, asked);
-		key = page.key;
 		size = page.size;
 		return page;
 	};
 
-	const { key: knownKey } = await peekKey(ctx);
-	key = knownKey;
-	let size = firstSize(key, limit);
-
 	let served: number | undefined;
-	let lastTotal: number | undefined;
-	for (let number = 1; ; number++) {
-		const { items, total, perPage } = await fetch(number, size);
-
-		if (number === 1) firstIds = items.map((item) => itemId(item) ?? '');
+	/** The last page whose read ends in proven items, and the total that read gave. */
+	let front = 0;
+	let frontTotal: number | undefined;
+	/** The page after `front` as read when it could not join: it joins once a read holds one of its ids. */
+	let pending: { number: number; ids: string[]; total?: number; end: boolean } | undefined;
+	let highest = 0;
+	let rereads = 0;
+	let number = 1;
+	for (;;) {
+		const { items, total, perPage } = await fetch(number);
+		const ids = items.map((item) => itemId(item) ?? '');
 		const added = add(items);
 		if (limit !== undefined && results.length >= limit) break;
 
-		// Deletions between two reads move later items back across the page boundary: read the
-		// pages before again (as many as the drop spans) and keep what they add. If the list changes
-		// again meanwhile, an insertion can move such an item forward onto this page, read before it
-		// got there: then the span is read once more, this page included, until one pass sees no change.
-		let current = total;
-		if (lastTotal !== undefined && current !== undefined && current < lastTotal && number > 1) {
-			const perPageNow = served ?? size;
-			let from = Math.max(1, number - Math.ceil((lastTotal - current) / perPageNow));
-			let to = number - 1;
-			for (let round = 0; round < MAX_REREAD_ROUNDS; round++) {
-				let changed = false;
-				for (let again = from; again <= to; again++) {
-					const reread = await fetch(again, size);
-					add(reread.items);
-					if (reread.total === undefined || reread.total === current) continue;
-					const drift = Math.abs(reread.total - current);
-					from = Math.max(1, Math.min(from, again - Math.ceil(drift / perPageNow)));
-					to = number;
-					current = reread.total;
-					changed = true;
-				}
-				if (!changed) break;
-			}
-		}
-		lastTotal = current;
-
-		if (items.length === 0) break;
-		if (number > 1 && added === 0) {
-			const ids = items.map((item) => itemId(item) ?? '');
-			if (ids.length === firstIds.length && ids.every((id, i) => id === firstIds[i])) {
-				throw pagingIgnoredError(
-					ctx.getNode(),
-					number,
-					seen.size,
-					total,
-					request,
-					'Stopped instead of looping or returning duplicates; narrow the request with filters.',
-				);
-			}
+		const fresh = number > highest;
+		highest = Math.max(highest, number);
+		if (number === 1 && firstIds === undefined) {
+			firstIds = ids;
+			firstTotal = total;
+		} else if (doubt && number === 1) {
+			// Page 1 again as the later page was: the server ignores `page`. Else the list had moved.
+			if (sameIds(ids, doubt.ids) && total === doubt.total)
+				throw source.pagingIgnored(doubt.number, seen.size, total);
+			doubt = undefined;
+		} else if (
+			fresh &&
+			items.length > 0 &&
+			added === 0 &&
+			sameIds(ids, firstIds) &&
+			total === firstTotal
+		) {
+			// The first page again, or the list moved by exactly a page: page 1 tells which.
+			doubt = { number, ids, total };
+			number = 1;
+			continue;
 		}
 
-		if (served === undefined) {
+		// The size served, learnt from page 1 (and page 2 after a short page 1).
+		let end = items.length === 0;
+		if (served === undefined && !end) {
+			let learnt = true;
 			if (items.length >= size) served = size;
 			else if (perPage !== undefined && perPage < size && items.length === perPage) {
 				// The server said it served fewer than asked: that is its maximum.
 				served = perPage;
 			} else if (total !== undefined && results.length >= total) {
-				break; // short first page and the total agrees: the whole list
+				end = true; // short first page and the total agrees: the whole list
+				learnt = false;
 			} else {
 				// Short, and nothing says whether it is the end or a silent clamp: the next page tells.
 				served = items.length;
-				continue;
+				learnt = false;
 			}
-			if (limit === undefined || served < size) rememberSize(key, served);
+			if (learnt && (limit === undefined || served! < size)) source.remember(served!);
+		} else if (served !== undefined && items.length < served) end = true;
+
+		const joins =
+			number === 1 ||
+			ids.some((id) => proven.has(id)) ||
+			(number === front + 1 &&
+				(total === undefined || frontTotal === undefined || total === frontTotal));
+		if (!joins) {
+			// Items may have moved back onto pages already read: read the page before again.
+			if (++rereads > CHANGE_REREADS + highest) {
+				throw source.changing(rereads - 1, results.length);
+			}
+			if (number === front + 1) pending = { number, ids, total, end };
+			number = Math.max(1, number - 1);
 			continue;
 		}
-		if (items.length < served) break;
+		for (const id of ids) proven.add(id);
+		front = number;
+		frontTotal = total;
+		let done = end;
+		// The page after, as read before it could join: this read reached into it, so it joins too.
+		if (pending?.number === number + 1 && pending.ids.some((id) => proven.has(id))) {
+			for (const id of pending.ids) proven.add(id);
+			front = pending.number;
+			frontTotal = pending.total;
+			done = pending.end;
+		}
+		pending = undefined;
+		if (done) break;
+		number = front + 1;
 	}
 	return limit === undefined ? results : results.slice(0, limit);
+}
+
+function sameIds(ids: string[], other: string[] | undefined): boolean {
+	return (
+		other !== undefined && ids.length === other.length && ids.every((id, i) => id === other[i])
+	);
 }
 
 /**
@@ -380,9 +453,4 @@ async function pageAtSize(
  */
 export async function readFirstPage(ctx: RequestContext, request: ApiRequest): Promise<SizedPage> {
 	return await pageAtSize(ctx, request, 1, firstSize(await windowKeyOf(ctx)));
-}
-
-/** The rate-limit window key of this credential, without a request (for remembered page sizes). */
-async function peekKey(ctx: RequestContext): Promise<{ key?: string }> {
-	return { key: await windowKeyOf(ctx) };
 }
