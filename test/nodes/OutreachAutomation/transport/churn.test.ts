@@ -4,6 +4,7 @@
  * (newest first: at the front). Every lead present for the whole walk comes back once, or the node fails
  * saying the list kept changing; never a silent short list.
  */
+import { resetLearntSearch } from '../../../../nodes/OutreachAutomation/resources/leadUpsert';
 import { resetPageSizes } from '../../../../nodes/OutreachAutomation/transport/pages';
 import { resetRateLimitState } from '../../../../nodes/OutreachAutomation/transport/pacing';
 import { runNode } from '../../../engine/harness';
@@ -123,6 +124,73 @@ describe('Return All while others change the list (scripted churn, 100 a page)',
 			expect(new Set(r.got).size).toBe(r.got.length);
 		},
 	);
+
+	it('Create or Update during the same churn: the lead that moved is found, no profile created twice', async () => {
+		// The reproduction against Create or Update's index: read 1 is its page 1, read 2 its probe of
+		// the search (names only: it does not find profiles, so the whole list is read), read 3 page 2.
+		const profile = (i: number) => `https://www.linkedin.com/in/churned-${i}-profile`;
+		for (let i = 0; i < 300; i++)
+			sandbox.store.addLead({ first_name: `P${i}`, linkedin_url: profile(i) });
+		sandbox.config({ maxPerPage: 100 });
+		resetLearntSearch();
+		sandbox.addChurn({ after: 1, resource: 'leads', removeAt: [50] });
+		sandbox.addChurn({ after: 3, resource: 'leads', removeAt: [150], insert: 1 });
+		const items = Array.from({ length: 300 }, (_, i) => ({ url: profile(i), first: `P${i}` }));
+		const { error } = await runNode(
+			creds,
+			{
+				resource: 'lead',
+				operation: 'upsert',
+				linkedinUrl: '={{ $json.url }}',
+				firstName: '={{ $json.first }}',
+			},
+			items,
+			{ continueOnFail: true },
+		);
+		expect(error).toBeUndefined();
+		const count = new Map<string, number>();
+		for (const lead of sandbox.store.leads.values())
+			if (lead.linkedin_url) count.set(lead.linkedin_url, (count.get(lead.linkedin_url) ?? 0) + 1);
+		expect([...count].filter(([, k]) => k > 1)).toEqual([]);
+	});
+
+	it('a list whose total changes at every read: Get Many fails saying so, Create or Update creates nothing', async () => {
+		const profile = (i: number) => `https://www.linkedin.com/in/restless-${i}-profile`;
+		for (let i = 0; i < 500; i++)
+			sandbox.store.addLead({ first_name: `P${i}`, linkedin_url: profile(i) });
+		// After every read one lead leaves behind the reader's position: the total never holds still.
+		sandbox.config({ maxPerPage: 100 });
+		for (let k = 1; k <= 200; k++)
+			sandbox.addChurn({ after: k, resource: 'leads', removeAfter: 1 });
+		const list = await runNode(creds, getAllLeads);
+		expect(list.error?.message).toMatch(/kept changing while it was read/);
+		expect(list.error?.description).toMatch(/Run it again when fewer changes/);
+		const reads = sandbox.requests().length;
+		expect(reads).toBeLessThanOrEqual(6 + 2 * (20 + 6));
+
+		resetLearntSearch();
+		const before = sandbox.store.leads.size;
+		const upsert = await runNode(
+			creds,
+			{
+				resource: 'lead',
+				operation: 'upsert',
+				linkedinUrl: '={{ $json.url }}',
+				firstName: '={{ $json.first }}',
+			},
+			[
+				{ url: profile(499), first: 'P499' },
+				{ url: profile(9999), first: 'New' },
+			],
+			{ continueOnFail: true },
+		);
+		expect(upsert.items.map((item) => String(item.json.error ?? ''))).toEqual([
+			expect.stringMatching(/kept changing/),
+			expect.stringMatching(/kept changing/),
+		]);
+		expect(sandbox.requests().filter((r) => r.method === 'POST')).toEqual([]);
+		expect(sandbox.store.leads.size).toBeLessThan(before);
+	});
 
 	it('nothing changes: 300 leads in 4 requests, pages 1 to 4 once each', async () => {
 		const r = await walk(300, []);

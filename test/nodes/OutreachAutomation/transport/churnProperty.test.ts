@@ -188,8 +188,8 @@ describe('the list reader over random churn schedules (n8n engine, sandbox)', ()
 	it('Lead > Create or Update: no profile is created twice', async () => {
 		await fc.assert(
 			fc.asyncProperty(
-				fc.integer({ min: 2, max: 50 }),
-				fc.integer({ min: 3, max: 10 }),
+				fc.integer({ min: 2, max: 60 }),
+				fc.integer({ min: 3, max: 8 }),
 				fc.integer({ min: 1, max: 1000 }),
 				schedule,
 				async (n, maxPerPage, seed, events) => {
@@ -220,7 +220,7 @@ describe('the list reader over random churn schedules (n8n engine, sandbox)', ()
 					expect([...count].filter(([, k]) => k > 1)).toEqual([]);
 				},
 			),
-			{ numRuns: 200, seed: 64 },
+			{ numRuns: 300, seed: 64 },
 		);
 	}, 300_000);
 });
