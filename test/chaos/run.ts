@@ -31,6 +31,11 @@ export interface ChaosOptions {
 	itemsPerRun?: number;
 	/** Sandbox knobs over the chaos defaults below. */
 	config?: Partial<SandboxConfig>;
+	/**
+	 * Per round, a lead leaving before a reader's position, then one leaving after it and one arriving
+	 * at the front (the two list reads after): the shift that made Return All skip a lead. Default on.
+	 */
+	placedChurn?: boolean;
 	/** Called after each round with the figures so far. */
 	progress?: (figures: ChaosFigures) => void;
 }
@@ -84,7 +89,7 @@ const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 
 /** Messages that are the node's own (they say what happened and what to do), not raw exceptions. */
 const CLEAR =
-	/Outreach Automation|The service|rejected the request|Not sent: item|leads already have this|was not found|Nothing was changed|rate limit|Rate limit|Could not reach|not an Outreach Automation API response|check before running it again|reported an error|sent no .* data|unavailable|refused/;
+	/Outreach Automation|The service|kept changing|rejected the request|Not sent: item|leads already have this|was not found|Nothing was changed|rate limit|Rate limit|Could not reach|not an Outreach Automation API response|check before running it again|reported an error|sent no .* data|unavailable|refused/;
 const TYPE_ERROR =
 	/TypeError|Cannot read propert|is not a function|is not iterable|undefined is not|Maximum call stack/;
 
@@ -363,6 +368,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 		while (figures.operations < options.operations) {
 			const deletedInRound = new Set<string>();
 			const round: Promise<void>[] = [];
+			if (options.placedChurn !== false) {
+				sandbox.addChurn({ after: 1, resource: 'leads', removeBefore: 1 });
+				sandbox.addChurn({ after: 2, resource: 'leads', removeAfter: 1, insert: 1 });
+			}
 			for (let i = 0; i < concurrency; i++) {
 				const left = options.operations - figures.operations;
 				if (left <= 0) break;
