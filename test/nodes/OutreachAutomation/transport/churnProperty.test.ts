@@ -16,7 +16,6 @@ import {
 	type ListSource,
 } from '../../../../nodes/OutreachAutomation/transport/pages';
 import { runNode } from '../../../engine/harness';
-import type { ChurnEventInput } from '../../../sandbox/schemas';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
 
 /** Between two reads: removals at these places (fractions of the list) and creations at the front. */
@@ -122,7 +121,9 @@ const churnEvent = fc.record({
 });
 const schedule = fc.array(fc.option(churnEvent, { nil: undefined }), { maxLength: 12 });
 
-function queue(sandbox: Sandbox, events: Array<Omit<ChurnEventInput, 'after'> | undefined>) {
+type Placed = { removeBefore: number; removeAfter: number; insert: number };
+
+function queue(sandbox: Sandbox, events: Array<Placed | undefined>) {
 	events.forEach((event, k) => {
 		if (event && event.removeBefore + event.removeAfter + event.insert > 0)
 			sandbox.addChurn({ after: k + 1, resource: 'leads', ...event });
