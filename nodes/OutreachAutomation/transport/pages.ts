@@ -1,8 +1,11 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { LARGE_PAGE_SIZE, MAX_PAGE_REQUESTS, MAX_PAGE_SIZE } from './constants';
+import { LARGE_PAGE_SIZE, MAX_PAGE_SIZE } from './constants';
 import { listChangingError, listTooLongError, pagingIgnoredError } from './listErrors';
+import { walkList, type SizedPage } from './listWalk';
+
+export type { SizedPage } from './listWalk';
 import type { ApiRequest, PageMeta, RequestContext } from './request';
 import { apiRequest, windowKeyOf } from './request';
 
@@ -167,12 +170,6 @@ function sizeRefused(error: unknown): number | undefined {
 }
 
 /**
- * Extra page reads a walk may spend finding items that moved under it: this many, and one more per page
- * of the list. Past them the walk fails (listChangingError) instead of returning a list that may be short.
- */
-const CHANGE_REREADS = 20;
-
-/**
  * Return All (limit undefined) or up to `limit` items, each id once. Nothing is taken on trust:
  * - page size: asks big (servers that allow it need far fewer requests), keeps what the server
  *   served (from `meta.per_page` or the count), falls back when a size is refused, remembers it;
@@ -185,7 +182,7 @@ const CHANGE_REREADS = 20;
  *   the read the proven part ends with (new items arrive first, so an unchanged total means nothing
  *   moved back across the boundary). Otherwise items may have moved back onto pages already read:
  *   the walk steps back, reading those pages again until one joins, then goes on; a page read earlier
- *   joins too once a later read holds one of its ids. Past CHANGE_REREADS (plus one a page) it fails;
+ *   joins too once a later read holds one of its ids. Past a bound (listWalk.ts) it fails;
  * - a server that ignores `page`, or more pages than any list could need, is an error, never a
  *   short result. No recursion and no argument spreading: any number of items.
  */
@@ -223,161 +220,6 @@ export async function readList(
 	);
 }
 
-/** Where walkList reads its pages, and the errors it fails with. */
-export interface ListSource {
-	/** Page `number` at `size` (the answer says the size finally asked, lower if one was refused). */
-	page(number: number, size: number): Promise<SizedPage>;
-	/** The size the server serves, learnt by the walk: asked for first next time. */
-	remember(size: number): void;
-	tooLong(requests: number, items: number): Error;
-	pagingIgnored(page: number, distinct: number, total?: number): Error;
-	changing(rereads: number, items: number): Error;
-}
-
-/** The walk of readList, on any source of pages (a fake one in the property tests). */
-export async function walkList(
-	source: ListSource,
-	asked: number,
-	limit?: number,
-	first?: SizedPage,
-): Promise<IDataObject[]> {
-	const results: IDataObject[] = [];
-	const seen = new Set<string>();
-	/** Ids proven: every item that stayed the whole walk, up to these in list order, was read. */
-	const proven = new Set<string>();
-	let firstIds: string[] | undefined;
-	let firstTotal: number | undefined;
-	/** A later page that repeated page 1: the server may ignore `page`. */
-	let doubt: { number: number; ids: string[]; total?: number } | undefined;
-	let requests = 0;
-	let size = asked;
-
-	const add = (items: IDataObject[]): number => {
-		let added = 0;
-		for (const item of items) {
-			if (limit !== undefined && results.length >= limit) break;
-			const id = itemId(item);
-			if (id !== undefined) {
-				if (seen.has(id)) continue;
-				seen.add(id);
-			}
-			results.push(item);
-			added++;
-		}
-		return added;
-	};
-
-	// Page 1 as the caller already read it (readFirstPage): not asked again, at its size.
-	let reuse = first;
-	const fetch = async (number: number) => {
-		let page: SizedPage;
-		if (number === 1 && reuse) {
-			page = reuse;
-			reuse = undefined;
-		} else {
-			if (requests >= MAX_PAGE_REQUESTS) throw source.tooLong(requests, results.length);
-			requests++;
-			page = await source.page(number, size);
-		}
-		size = page.size;
-		return page;
-	};
-
-	let served: number | undefined;
-	/** The last page whose read ends in proven items, and the total that read gave. */
-	let front = 0;
-	let frontTotal: number | undefined;
-	/** The page after `front` as read when it could not join: it joins once a read holds one of its ids. */
-	let pending: { number: number; ids: string[]; total?: number; end: boolean } | undefined;
-	let highest = 0;
-	let rereads = 0;
-	let number = 1;
-	for (;;) {
-		const { items, total, perPage } = await fetch(number);
-		const ids = items.map((item) => itemId(item) ?? '');
-		const added = add(items);
-		if (limit !== undefined && results.length >= limit) break;
-
-		const fresh = number > highest;
-		highest = Math.max(highest, number);
-		if (number === 1 && firstIds === undefined) {
-			firstIds = ids;
-			firstTotal = total;
-		} else if (doubt && number === 1) {
-			// Page 1 again as the later page was: the server ignores `page`. Else the list had moved.
-			if (sameIds(ids, doubt.ids) && total === doubt.total)
-				throw source.pagingIgnored(doubt.number, seen.size, total);
-			doubt = undefined;
-		} else if (
-			fresh &&
-			items.length > 0 &&
-			added === 0 &&
-			sameIds(ids, firstIds) &&
-			total === firstTotal
-		) {
-			// The first page again, or the list moved by exactly a page: page 1 tells which.
-			doubt = { number, ids, total };
-			number = 1;
-			continue;
-		}
-
-		// The size served, learnt from page 1 (and page 2 after a short page 1).
-		let end = items.length === 0;
-		if (served === undefined && !end) {
-			let learnt = true;
-			if (items.length >= size) served = size;
-			else if (perPage !== undefined && perPage < size && items.length === perPage) {
-				// The server said it served fewer than asked: that is its maximum.
-				served = perPage;
-			} else if (total !== undefined && results.length >= total) {
-				end = true; // short first page and the total agrees: the whole list
-				learnt = false;
-			} else {
-				// Short, and nothing says whether it is the end or a silent clamp: the next page tells.
-				served = items.length;
-				learnt = false;
-			}
-			if (learnt && (limit === undefined || served! < size)) source.remember(served!);
-		} else if (served !== undefined && items.length < served) end = true;
-
-		const joins =
-			number === 1 ||
-			ids.some((id) => proven.has(id)) ||
-			(number === front + 1 &&
-				(total === undefined || frontTotal === undefined || total === frontTotal));
-		if (!joins) {
-			// Items may have moved back onto pages already read: read the page before again.
-			if (++rereads > CHANGE_REREADS + highest) {
-				throw source.changing(rereads - 1, results.length);
-			}
-			if (number === front + 1) pending = { number, ids, total, end };
-			number = Math.max(1, number - 1);
-			continue;
-		}
-		for (const id of ids) proven.add(id);
-		front = number;
-		frontTotal = total;
-		let done = end;
-		// The page after, as read before it could join: this read reached into it, so it joins too.
-		if (pending?.number === number + 1 && pending.ids.some((id) => proven.has(id))) {
-			for (const id of pending.ids) proven.add(id);
-			front = pending.number;
-			frontTotal = pending.total;
-			done = pending.end;
-		}
-		pending = undefined;
-		if (done) break;
-		number = front + 1;
-	}
-	return limit === undefined ? results : results.slice(0, limit);
-}
-
-function sameIds(ids: string[], other: string[] | undefined): boolean {
-	return (
-		other !== undefined && ids.length === other.length && ids.every((id, i) => id === other[i])
-	);
-}
-
 /**
  * The page size to ask for first: what this credential's server served before (never more requests
  * than needed), else big for Return All, else no more than the limit.
@@ -391,16 +233,6 @@ function firstSize(key: string | undefined, limit?: number): number {
 	if (remembered !== undefined) size = Math.min(size, Math.max(remembered, 1));
 	if (limit !== undefined && remembered === undefined) size = Math.min(limit, MAX_PAGE_SIZE);
 	return size;
-}
-
-/** A page as read at the size the server accepted. */
-export interface SizedPage {
-	items: IDataObject[];
-	total?: number;
-	perPage?: number;
-	/** The size asked for in the end: lower than asked when the server refused a size. */
-	size: number;
-	key?: string;
 }
 
 /**

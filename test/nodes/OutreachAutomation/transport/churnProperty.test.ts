@@ -10,11 +10,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { resetLearntSearch } from '../../../../nodes/OutreachAutomation/resources/leadUpsert';
 import { resetRateLimitState } from '../../../../nodes/OutreachAutomation/transport/pacing';
-import {
-	resetPageSizes,
-	walkList,
-	type ListSource,
-} from '../../../../nodes/OutreachAutomation/transport/pages';
+import { walkList, type ListSource } from '../../../../nodes/OutreachAutomation/transport/listWalk';
+import { resetPageSizes } from '../../../../nodes/OutreachAutomation/transport/pages';
 import { runNode } from '../../../engine/harness';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
 
