@@ -44,6 +44,8 @@ export interface ChaosFigures {
 	operations: number;
 	succeeded: number;
 	failedClearly: number;
+	/** Of those, items whose list read stopped because the list kept changing under it. */
+	listChanging: number;
 	/** Failed items whose message is not one of ours (a raw exception, an empty message...). */
 	failedUnclearly: number;
 	duplicateCreates: number;
@@ -256,6 +258,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 		operations: 0,
 		succeeded: 0,
 		failedClearly: 0,
+		listChanging: 0,
 		failedUnclearly: 0,
 		duplicateCreates: 0,
 		duplicateProfiles: 0,
@@ -310,8 +313,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 			if (TYPE_ERROR.test(text)) {
 				figures.typeErrors++;
 				example(`${op.name}: ${text}`);
-			} else if (CLEAR.test(text)) figures.failedClearly++;
-			else {
+			} else if (CLEAR.test(text)) {
+				figures.failedClearly++;
+				if (/kept changing/.test(text)) figures.listChanging++;
+			} else {
 				figures.failedUnclearly++;
 				example(`${op.name}: unclear ${text}`);
 			}
@@ -439,6 +444,7 @@ export async function main(): Promise<void> {
 		['operations attempted', f.operations],
 		['succeeded', f.succeeded],
 		['failed with a clear error', f.failedClearly],
+		['  of which: the list kept changing', f.listChanging],
 		['failed without a clear error', f.failedUnclearly],
 		['duplicate creates/sends (sandbox duplicateCreates)', f.duplicateCreates],
 		['profiles held by two leads after Create or Update', f.duplicateProfiles],
