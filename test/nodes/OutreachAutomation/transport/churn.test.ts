@@ -37,9 +37,13 @@ describe('Return All while others change the list (scripted churn, 100 a page)',
 	};
 
 	/** Runs Return All over `n` leads with `script[k]` happening right after list read k + 1. */
-	async function walk(n: number, script: Array<Omit<ChurnEventInput, 'after'> | undefined>) {
+	async function walk(
+		n: number,
+		script: Array<Omit<ChurnEventInput, 'after'> | undefined>,
+		maxPerPage = 100,
+	) {
 		const ids = addLeads(n);
-		sandbox.config({ maxPerPage: 100 });
+		sandbox.config({ maxPerPage });
 		script.forEach((event, k) => {
 			if (event) sandbox.addChurn({ after: k + 1, resource: 'leads', ...event });
 		});
@@ -190,6 +194,15 @@ describe('Return All while others change the list (scripted churn, 100 a page)',
 		]);
 		expect(sandbox.requests().filter((r) => r.method === 'POST')).toEqual([]);
 		expect(sandbox.store.leads.size).toBeLessThan(before);
+	});
+
+	it('a list that moved by exactly a page between two reads is not taken for a server ignoring paging', async () => {
+		// Page 2 then holds what page 1 held: the same ids a server ignoring `page` would send.
+		const r = await walk(3, [{ insert: 3 }], 3);
+		expect(r.error).toBeUndefined();
+		// The three that were there all along; the three that arrived at the front after page 1 need not be.
+		expect(r.missing).toEqual([]);
+		expect(new Set(r.got).size).toBe(r.got.length);
 	});
 
 	it('nothing changes: 300 leads in 4 requests, pages 1 to 4 once each', async () => {
