@@ -31,6 +31,11 @@ export interface ChaosOptions {
 	itemsPerRun?: number;
 	/** Sandbox knobs over the chaos defaults below. */
 	config?: Partial<SandboxConfig>;
+	/**
+	 * Per round, a lead leaving before a reader's position, then one leaving after it and one arriving
+	 * at the front (the two list reads after): the shift that made Return All skip a lead. Default on.
+	 */
+	placedChurn?: boolean;
 	/** Called after each round with the figures so far. */
 	progress?: (figures: ChaosFigures) => void;
 }
@@ -39,6 +44,8 @@ export interface ChaosFigures {
 	operations: number;
 	succeeded: number;
 	failedClearly: number;
+	/** Of those, items whose list read stopped because the list kept changing under it. */
+	listChanging: number;
 	/** Failed items whose message is not one of ours (a raw exception, an empty message...). */
 	failedUnclearly: number;
 	duplicateCreates: number;
@@ -84,7 +91,7 @@ const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 
 /** Messages that are the node's own (they say what happened and what to do), not raw exceptions. */
 const CLEAR =
-	/Outreach Automation|The service|rejected the request|Not sent: item|leads already have this|was not found|Nothing was changed|rate limit|Rate limit|Could not reach|not an Outreach Automation API response|check before running it again|reported an error|sent no .* data|unavailable|refused/;
+	/Outreach Automation|The service|kept changing|rejected the request|Not sent: item|leads already have this|was not found|Nothing was changed|rate limit|Rate limit|Could not reach|not an Outreach Automation API response|check before running it again|reported an error|sent no .* data|unavailable|refused/;
 const TYPE_ERROR =
 	/TypeError|Cannot read propert|is not a function|is not iterable|undefined is not|Maximum call stack/;
 
@@ -251,6 +258,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 		operations: 0,
 		succeeded: 0,
 		failedClearly: 0,
+		listChanging: 0,
 		failedUnclearly: 0,
 		duplicateCreates: 0,
 		duplicateProfiles: 0,
@@ -305,8 +313,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 			if (TYPE_ERROR.test(text)) {
 				figures.typeErrors++;
 				example(`${op.name}: ${text}`);
-			} else if (CLEAR.test(text)) figures.failedClearly++;
-			else {
+			} else if (CLEAR.test(text)) {
+				figures.failedClearly++;
+				if (/kept changing/.test(text)) figures.listChanging++;
+			} else {
 				figures.failedUnclearly++;
 				example(`${op.name}: unclear ${text}`);
 			}
@@ -363,6 +373,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 		while (figures.operations < options.operations) {
 			const deletedInRound = new Set<string>();
 			const round: Promise<void>[] = [];
+			if (options.placedChurn !== false) {
+				sandbox.addChurn({ after: 1, resource: 'leads', removeBefore: 1 });
+				sandbox.addChurn({ after: 2, resource: 'leads', removeAfter: 1, insert: 1 });
+			}
 			for (let i = 0; i < concurrency; i++) {
 				const left = options.operations - figures.operations;
 				if (left <= 0) break;
@@ -430,6 +444,7 @@ export async function main(): Promise<void> {
 		['operations attempted', f.operations],
 		['succeeded', f.succeeded],
 		['failed with a clear error', f.failedClearly],
+		['  of which: the list kept changing', f.listChanging],
 		['failed without a clear error', f.failedUnclearly],
 		['duplicate creates/sends (sandbox duplicateCreates)', f.duplicateCreates],
 		['profiles held by two leads after Create or Update', f.duplicateProfiles],

@@ -147,6 +147,9 @@ describe('POST /__sandbox/churn', () => {
 			remove: 3,
 			insert: 0,
 			changeStatus: 0,
+			removeBefore: 0,
+			removeAfter: 0,
+			removeAt: [],
 			remaining: 2,
 		});
 		await t.api.get('/messages');
@@ -168,6 +171,23 @@ describe('POST /__sandbox/churn', () => {
 		expect(page1).toHaveLength(10);
 		await t.api.get('/messages');
 		expect((await t.control.churnLog()).events).toHaveLength(1);
+	});
+
+	it('removes at given positions of the list as served, and on either side of the reader', async () => {
+		const served = async (query: Record<string, number> = {}) =>
+			ids((await t.api.get('/leads', { per_page: 40, ...query })).body.data);
+		const all = await served();
+		await t.control.addChurn({ removeAt: [0, 7] });
+		await served({ per_page: 10 });
+		expect((await t.control.churnLog()).events[0].removed).toEqual([all[0], all[7]]);
+		await t.control.addChurn({ removeBefore: 3, removeAfter: 2 });
+		await served({ per_page: 10, page: 2 }); // the reader is at position 20
+		const now = all.filter((id) => id !== all[0] && id !== all[7]);
+		const removed = (await t.control.churnLog()).events[1].removed;
+		expect(removed).toHaveLength(5);
+		const at = removed.map((id) => now.indexOf(id));
+		expect(at.filter((i) => i >= 0 && i < 20)).toHaveLength(3);
+		expect(at.filter((i) => i >= 20)).toHaveLength(2);
 	});
 
 	it('rejects empty and malformed events; reset clears queue and log', async () => {

@@ -19,9 +19,14 @@ export type ChurnResource = 'leads' | 'messages';
 export interface ListRead {
 	resource: ChurnResource;
 	filter: Record<string, string | undefined>;
+	/** The reader's position: the end of the page just served, counted in list order (0 when unknown). */
+	end?: number;
+	/** Whether the list is served newest first (the store keeps it oldest first). */
+	newestFirst?: boolean;
 }
 
-type Amounts = Pick<ChurnSettings, 'remove' | 'insert' | 'changeStatus'>;
+type Amounts = Pick<ChurnSettings, 'remove' | 'insert' | 'changeStatus'> &
+	Partial<Pick<ChurnEventRule, 'removeBefore' | 'removeAfter' | 'removeAt'>>;
 
 export interface ChurnEvent {
 	id: number;
@@ -141,8 +146,8 @@ export class Churn {
 			statusChanged: [],
 			left: [],
 		};
-		if (read.resource === 'leads') this.churnLeads(store, filter, amounts, event);
-		else this.churnMessages(store, filter, amounts, event);
+		if (read.resource === 'leads') this.churnLeads(read, store, filter, amounts, event);
+		else this.churnMessages(read, store, filter, amounts, event);
 		event.left = [
 			...event.removed,
 			...(filter.status !== undefined ? event.statusChanged.map((c) => c.id) : []),
@@ -151,12 +156,22 @@ export class Churn {
 	}
 
 	private churnLeads(
+		read: ListRead,
 		store: Store,
 		filter: Record<string, string>,
 		amounts: Amounts,
 		event: ChurnEvent,
 	): void {
-		const picked = this.sample(store.findLeads(filter), amounts.remove + amounts.changeStatus);
+		const listed = store.findLeads(filter);
+		for (const lead of this.placed(listed, read, amounts)) {
+			store.leads.delete(lead.id);
+			event.removed.push(lead.id);
+		}
+		const gone = new Set(event.removed);
+		const picked = this.sample(
+			listed.filter((l) => !gone.has(l.id)),
+			amounts.remove + amounts.changeStatus,
+		);
 		for (const lead of picked.slice(0, amounts.remove)) {
 			store.leads.delete(lead.id);
 			event.removed.push(lead.id);
@@ -183,13 +198,22 @@ export class Churn {
 	}
 
 	private churnMessages(
+		read: ListRead,
 		store: Store,
 		filter: Record<string, string>,
 		amounts: Amounts,
 		event: ChurnEvent,
 	): void {
 		const listed = store.findMessages(filter);
-		const removed = this.sample(listed, amounts.remove);
+		for (const message of this.placed(listed, read, amounts)) {
+			store.removeMessage(message.id);
+			event.removed.push(message.id);
+		}
+		const placedGone = new Set(event.removed);
+		const removed = this.sample(
+			listed.filter((m) => !placedGone.has(m.id)),
+			amounts.remove,
+		);
 		for (const message of removed) {
 			store.removeMessage(message.id);
 			event.removed.push(message.id);
@@ -215,6 +239,23 @@ export class Churn {
 			});
 			event.inserted.push(message.id);
 		}
+	}
+
+	/**
+	 * The removals placed relative to the reader: `removeAt` positions of the list as served, then
+	 * `removeBefore` drawn from before the end of the page just read and `removeAfter` from after it.
+	 */
+	private placed<T extends { id: string }>(listed: T[], read: ListRead, amounts: Amounts): T[] {
+		const served = read.newestFirst ? listed.slice().reverse() : listed;
+		const end = Math.min(read.end ?? 0, served.length);
+		const out = new Set<T>();
+		for (const at of amounts.removeAt ?? []) if (at < served.length) out.add(served[at]);
+		const free = (items: T[]) => items.filter((item) => !out.has(item));
+		for (const item of this.sample(free(served.slice(0, end)), amounts.removeBefore ?? 0))
+			out.add(item);
+		for (const item of this.sample(free(served.slice(end)), amounts.removeAfter ?? 0))
+			out.add(item);
+		return [...out];
 	}
 
 	private someLeadId(store: Store): string {

@@ -414,11 +414,22 @@ export const ChurnEventSpec = z
 		remove: nonNegativeInt().default(0),
 		insert: nonNegativeInt().default(0),
 		changeStatus: nonNegativeInt().default(0),
+		/** Removals drawn from before the reader's position (the end of the page just read, in list order). */
+		removeBefore: nonNegativeInt().default(0),
+		/** Removals drawn from the reader's position on (items the reader has not reached yet). */
+		removeAfter: nonNegativeInt().default(0),
+		/** Removals at these 0-based positions of the list as served (its order), taken before any removal. */
+		removeAt: z.array(nonNegativeInt()).default([]),
 	})
 	.strict()
-	.refine((e) => e.remove + e.insert + e.changeStatus > 0, {
-		message: 'give at least one of remove, insert, changeStatus',
-	});
+	.refine(
+		(e) =>
+			e.remove + e.insert + e.changeStatus + e.removeBefore + e.removeAfter + e.removeAt.length > 0,
+		{
+			message:
+				'give at least one of remove, insert, changeStatus, removeBefore, removeAfter, removeAt',
+		},
+	);
 export type ChurnEventInput = z.input<typeof ChurnEventSpec>;
 export type ChurnEventRule = z.infer<typeof ChurnEventSpec>;
 

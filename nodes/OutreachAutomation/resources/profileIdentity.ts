@@ -196,8 +196,48 @@ function unwrapped(absolute: string, depth = 0): string | { refused: string } {
 }
 
 /**
+ * Redirect wrappers that exports and mail put around an address: Google's (links copied out of Docs,
+ * Sheets or a search result: www.google.com/url?q=<address>&sa=D&source=editors...) and Outlook's Safe
+ * Links (<region>.safelinks.protection.outlook.com/?url=<address>&data=...). Each carries the address
+ * whole, percent-encoded, in one parameter.
+ */
+const OUTSIDE_WRAPPER_HINT = /google\.[a-z.]+\/+url\b|safelinks\.protection\.outlook\.com/i;
+const GOOGLE_HOST = /^(?:www\.)?google\.(?:com|[a-z]{2}|com?\.[a-z]{2})$/;
+
+/** The parameter of `url` that holds the wrapped address, if `url` is one of those wrappers. */
+function wrappedParameter(url: URL): string | undefined | null {
+	const host = url.hostname.toLowerCase().replace(/\.$/, '');
+	const path = url.pathname.replace(/\/+$/, '').toLowerCase();
+	if (GOOGLE_HOST.test(host) && path === '/url')
+		return url.searchParams.get('q') || url.searchParams.get('url');
+	if (host.endsWith('.safelinks.protection.outlook.com') && path === '')
+		return url.searchParams.get('url');
+	return undefined;
+}
+
+/**
+ * The address a Google or Safe Links wrapper leads to, followed once and only to a web address; any
+ * other address unchanged. A wrapper around no web address, or around another wrapper, names no one.
+ */
+function unwrappedOutside(absolute: string): string | { refused: string } {
+	if (!OUTSIDE_WRAPPER_HINT.test(absolute)) return absolute;
+	const url = parsed(absolute);
+	const carried = url ? wrappedParameter(url) : undefined;
+	if (carried === undefined) return absolute;
+	const target = carried === null ? carried : withoutInvisible(carried).trim();
+	const inner = target ? absoluteOf(target) : undefined;
+	if (typeof inner !== 'string')
+		return { refused: 'is a redirect link (Google or Outlook) that leads to no web address' };
+	const again = parsed(inner);
+	if (!again || wrappedParameter(again) !== undefined)
+		return { refused: 'is a redirect link leading to another redirect link: it names no one' };
+	return inner;
+}
+
+/**
  * The address a pasted text names, as a web address: the debris of the paste taken away (pastedText),
- * with its scheme, and LinkedIn's wrappers of a profile unwrapped; or why it is not one. It is what
+ * with its scheme, Google's and Outlook's redirect wrappers followed once, and LinkedIn's wrappers of a
+ * profile unwrapped; or why it is not one. It is what
  * Create and Create or Update send, and what the identity rule reads.
  */
 export function webAddress(raw: string): string | { refused: string } {
@@ -214,8 +254,12 @@ function located(raw: string): { address: string; url: URL } | { refused: string
 	// "[linkedin.com/in/a](https://linkedin.com/in/b)": which of the two was meant is not known.
 	if (label && typeof absoluteOf(label) === 'string' && !sameProfile(label, absolute))
 		return { refused: 'is a link whose text is another address: which one is meant is not known' };
-	const address = unwrapped(absolute);
+	const outside = unwrappedOutside(absolute);
+	if (typeof outside !== 'string') return outside;
+	const address = unwrapped(outside);
 	if (typeof address !== 'string') return address;
+	// A parser reads a backslash in a path as "/": ".../in/ada。" and a backslash would name "ada。".
+	if (/^[^?#]*\\/.test(address)) return { refused: 'is not a web address (it holds a backslash)' };
 	const url = parsed(address);
 	return url ? { address, url } : { refused: 'is not a web address' };
 }

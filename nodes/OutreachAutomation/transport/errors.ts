@@ -146,9 +146,9 @@ function errorContext(status: number, body: unknown): JsonObject {
 
 /**
  * Every error of this package is built here: the one place its final message and description pass
- * through on their way to the user.
+ * through on their way to the user (the list reader's own errors, in listErrors.ts, too).
  */
-function apiError(
+export function apiError(
 	node: INode,
 	context: JsonObject,
 	options: { message: string; description?: string } & Omit<
@@ -400,47 +400,4 @@ export function notEnvelopeError(
 		itemIndex: target.itemIndex,
 		failure: declaredFailure({ kind: 'notTheApi' }),
 	});
-}
-
-/** A page after the first repeated only items already read: the server seems to ignore `page`. */
-export function pagingIgnoredError(
-	node: INode,
-	page: number,
-	distinct: number,
-	total: number | undefined,
-	target: RequestTarget,
-	advice = '',
-): NodeApiError {
-	const of = total !== undefined ? ` of ${total}` : '';
-	return apiError(
-		node,
-		{ page, total: total ?? null },
-		{
-			message:
-				'The service returned the same items again for another page: it seems to ignore paging',
-			description:
-				`Page ${page} repeated items already received (${distinct} distinct so far${of}). ${advice}`.trim(),
-			itemIndex: target.itemIndex,
-			failure: declaredFailure({ kind: 'notTheApi' }),
-		},
-	);
-}
-
-/** Return All reached its bound on requests: failing beats returning part of the list as if it were all. */
-export function listTooLongError(
-	node: INode,
-	requests: number,
-	items: number,
-	target: RequestTarget,
-): NodeApiError {
-	return apiError(
-		node,
-		{ requests, items },
-		{
-			message: `Return All stopped after ${requests} page requests without reaching the end of the list`,
-			description: `${items} items were read; the list kept changing or never ended. Narrow the request with filters, or use Limit.`,
-			itemIndex: target.itemIndex,
-			failure: declaredFailure({ kind: 'tooLong' }),
-		},
-	);
 }

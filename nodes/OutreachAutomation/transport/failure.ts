@@ -20,7 +20,9 @@ export type Outcome =
 	/** An answer that is not the API's (not JSON, not the envelope), or an API that ignores paging. */
 	| { kind: 'notTheApi' }
 	/** Return All met no end within its bound: narrowing the request is up to the user. */
-	| { kind: 'tooLong' };
+	| { kind: 'tooLong' }
+	/** A list kept changing under its read past the bound on re-reads: a later run may pass. */
+	| { kind: 'changing' };
 
 function timed(
 	cause: 'rate-limited' | 'quota-exhausted' | 'temporarily-unavailable',
@@ -68,5 +70,7 @@ export function declaredFailure(outcome: Outcome, now = Date.now()): Failure {
 		case 'notTheApi':
 		case 'tooLong':
 			return { cause: 'configuration-invalid' };
+		case 'changing':
+			return { cause: 'temporarily-unavailable' };
 	}
 }

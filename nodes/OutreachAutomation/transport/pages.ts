@@ -1,16 +1,13 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { LARGE_PAGE_SIZE, MAX_PAGE_REQUESTS, MAX_PAGE_SIZE } from './constants';
-import { listTooLongError, pagingIgnoredError } from './errors';
+import { LARGE_PAGE_SIZE, MAX_PAGE_SIZE } from './constants';
+import { listChangingError, listTooLongError, pagingIgnoredError } from './listErrors';
+import { walkList, type SizedPage } from './listWalk';
+
+export type { SizedPage } from './listWalk';
 import type { ApiRequest, PageMeta, RequestContext } from './request';
 import { apiRequest, windowKeyOf } from './request';
-
-/**
- * How often a span of pages is read again while the list keeps changing under the walk; past it the
- * walk goes on (a list that changes at every read cannot be read whole by offset paging).
- */
-const MAX_REREAD_ROUNDS = 5;
 
 /** One page of a list endpoint, as the walker read it. */
 export interface Page {
@@ -179,8 +176,13 @@ function sizeRefused(error: unknown): number | undefined {
  * - the end: an empty page, or a page shorter than the size served; `meta.total` only ends a walk
  *   that already holds that many items, and a count or a total that is missing, a string or
  *   negative is read as unknown;
- * - shifts: when the total drops between two pages (items deleted or leaving a filter), the pages
- *   before are read again, so nothing that moved back across a page boundary is skipped;
+ * - change between reads, by content: the walk keeps the ids it has proven (every item that stayed,
+ *   up to them in list order, was read). A page joins the proven part when it holds a proven id (it is
+ *   one contiguous stretch of the list), or when it is the next page and the total is what it was at
+ *   the read the proven part ends with (new items arrive first, so an unchanged total means nothing
+ *   moved back across the boundary). Otherwise items may have moved back onto pages already read:
+ *   the walk steps back, reading those pages again until one joins, then goes on; a page read earlier
+ *   joins too once a later read holds one of its ids. Past a bound (listWalk.ts) it fails;
  * - a server that ignores `page`, or more pages than any list could need, is an error, never a
  *   short result. No recursion and no argument spreading: any number of items.
  */
@@ -190,119 +192,32 @@ export async function readList(
 	limit?: number,
 	first?: SizedPage,
 ): Promise<IDataObject[]> {
-	const results: IDataObject[] = [];
-	const seen = new Set<string>();
-	let firstIds: string[] = [];
-	let requests = 0;
-	let key: string | undefined;
-
-	const add = (items: IDataObject[]): number => {
-		let added = 0;
-		for (const item of items) {
-			if (limit !== undefined && results.length >= limit) break;
-			const id = itemId(item);
-			if (id !== undefined) {
-				if (seen.has(id)) continue;
-				seen.add(id);
-			}
-			results.push(item);
-			added++;
-		}
-		return added;
-	};
-
-	// Page 1 as the caller already read it (readFirstPage): not asked again, at its size.
-	let reuse = first;
-	const fetch = async (number: number, asked: number) => {
-		if (number === 1 && reuse) {
-			const page = reuse;
-			reuse = undefined;
-			key = page.key;
-			size = page.size;
-			return page;
-		}
-		if (requests >= MAX_PAGE_REQUESTS) {
-			throw listTooLongError(ctx.getNode(), requests, results.length, request);
-		}
-		requests++;
-		const page = await pageAtSize(ctx, request, number, asked);
-		key = page.key;
-		size = page.size;
-		return page;
-	};
-
-	const { key: knownKey } = await peekKey(ctx);
-	key = knownKey;
-	let size = firstSize(key, limit);
-
-	let served: number | undefined;
-	let lastTotal: number | undefined;
-	for (let number = 1; ; number++) {
-		const { items, total, perPage } = await fetch(number, size);
-
-		if (number === 1) firstIds = items.map((item) => itemId(item) ?? '');
-		const added = add(items);
-		if (limit !== undefined && results.length >= limit) break;
-
-		// Deletions between two reads move later items back across the page boundary: read the
-		// pages before again (as many as the drop spans) and keep what they add. If the list changes
-		// again meanwhile, an insertion can move such an item forward onto this page, read before it
-		// got there: then the span is read once more, this page included, until one pass sees no change.
-		let current = total;
-		if (lastTotal !== undefined && current !== undefined && current < lastTotal && number > 1) {
-			const perPageNow = served ?? size;
-			let from = Math.max(1, number - Math.ceil((lastTotal - current) / perPageNow));
-			let to = number - 1;
-			for (let round = 0; round < MAX_REREAD_ROUNDS; round++) {
-				let changed = false;
-				for (let again = from; again <= to; again++) {
-					const reread = await fetch(again, size);
-					add(reread.items);
-					if (reread.total === undefined || reread.total === current) continue;
-					const drift = Math.abs(reread.total - current);
-					from = Math.max(1, Math.min(from, again - Math.ceil(drift / perPageNow)));
-					to = number;
-					current = reread.total;
-					changed = true;
-				}
-				if (!changed) break;
-			}
-		}
-		lastTotal = current;
-
-		if (items.length === 0) break;
-		if (number > 1 && added === 0) {
-			const ids = items.map((item) => itemId(item) ?? '');
-			if (ids.length === firstIds.length && ids.every((id, i) => id === firstIds[i])) {
-				throw pagingIgnoredError(
-					ctx.getNode(),
-					number,
-					seen.size,
+	let key = await windowKeyOf(ctx);
+	const node = () => ctx.getNode();
+	return await walkList(
+		{
+			page: async (number, size) => {
+				const page = await pageAtSize(ctx, request, number, size);
+				key = page.key;
+				return page;
+			},
+			remember: (size) => rememberSize(key, size),
+			tooLong: (requests, items) => listTooLongError(node(), requests, items, request),
+			pagingIgnored: (page, distinct, total) =>
+				pagingIgnoredError(
+					node(),
+					page,
+					distinct,
 					total,
 					request,
 					'Stopped instead of looping or returning duplicates; narrow the request with filters.',
-				);
-			}
-		}
-
-		if (served === undefined) {
-			if (items.length >= size) served = size;
-			else if (perPage !== undefined && perPage < size && items.length === perPage) {
-				// The server said it served fewer than asked: that is its maximum.
-				served = perPage;
-			} else if (total !== undefined && results.length >= total) {
-				break; // short first page and the total agrees: the whole list
-			} else {
-				// Short, and nothing says whether it is the end or a silent clamp: the next page tells.
-				served = items.length;
-				continue;
-			}
-			if (limit === undefined || served < size) rememberSize(key, served);
-			continue;
-		}
-		if (items.length < served) break;
-	}
-	return limit === undefined ? results : results.slice(0, limit);
+				),
+			changing: (rereads, items) => listChangingError(node(), rereads, items, request),
+		},
+		firstSize(key, limit),
+		limit,
+		first,
+	);
 }
 
 /**
@@ -318,16 +233,6 @@ function firstSize(key: string | undefined, limit?: number): number {
 	if (remembered !== undefined) size = Math.min(size, Math.max(remembered, 1));
 	if (limit !== undefined && remembered === undefined) size = Math.min(limit, MAX_PAGE_SIZE);
 	return size;
-}
-
-/** A page as read at the size the server accepted. */
-export interface SizedPage {
-	items: IDataObject[];
-	total?: number;
-	perPage?: number;
-	/** The size asked for in the end: lower than asked when the server refused a size. */
-	size: number;
-	key?: string;
 }
 
 /**
@@ -380,9 +285,4 @@ async function pageAtSize(
  */
 export async function readFirstPage(ctx: RequestContext, request: ApiRequest): Promise<SizedPage> {
 	return await pageAtSize(ctx, request, 1, firstSize(await windowKeyOf(ctx)));
-}
-
-/** The rate-limit window key of this credential, without a request (for remembered page sizes). */
-async function peekKey(ctx: RequestContext): Promise<{ key?: string }> {
-	return { key: await windowKeyOf(ctx) };
 }

@@ -6,7 +6,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { now } from '../transport/clock';
 import { MAX_PAGE_SIZE } from '../transport/constants';
-import { pagingIgnoredError } from '../transport/errors';
+import { pagingIgnoredError } from '../transport/listErrors';
 import { PageWalker } from '../transport/pages';
 import { idOf } from './state';
 

@@ -99,21 +99,33 @@ export async function walk(
 			// not on it), what was skipped may be back on this page: it is read again too (a few
 			// rounds at most; only with a total, which tells when to start).
 			let before = previousTotal;
-			for (let round = 0; round < 3; round++) {
+			let settled = false;
+			let anchor = lastItems;
+			for (let round = 0; round < 3 && !settled; round++) {
 				const dropped = page.total === undefined || before === undefined || page.total < before;
-				if (!dropped) break;
+				if (!dropped) {
+					settled = true;
+					break;
+				}
 				const again = await pages.reread(lastPageRead);
 				if (!again) return { end: 'time', lastPage: lastPageRead, lastItems };
 				for (const item of again.items) if (visit(item) === 'stop') return { end: 'stop' };
+				anchor = again.items;
 				// Without the first item of this page on it, the list moved down again in between.
 				const first = page.items[0];
 				const moved = first !== undefined && !again.items.some((i) => idOf(i) === idOf(first));
-				if (again.total === undefined || page.total === undefined || !moved) break;
+				if (again.total === undefined || page.total === undefined || !moved) {
+					settled = true;
+					break;
+				}
 				const next = await pages.reread(number);
 				if (!next) return { end: 'time', lastPage: lastPageRead, lastItems: again.items };
 				before = again.total;
 				page = next;
 			}
+			// Still moving after the rounds: going on could pass what moved. The walk ends where it is
+			// sure, as when its time runs out, and the next poll goes on from there.
+			if (!settled) return { end: 'time', lastPage: lastPageRead, lastItems: anchor };
 		}
 		previousTotal = page.total;
 		previousSeq = page.seq ?? 0;

@@ -55,17 +55,29 @@ function listMeta(
 	};
 }
 
-/** Lets list churn (if any is due) change the list once this page has been taken. */
+/**
+ * Lets list churn (if any is due) change the list once this page has been taken; `params` place the
+ * reader (the end of the page just served), so churn can remove on either side of it.
+ */
 export function churnAfter(
 	ctx: Ctx,
 	reply: Reply,
 	resource: ChurnResource,
 	filter: Record<string, string | undefined>,
+	params: PageParams,
 ): Reply {
 	const { state } = ctx;
+	const { config } = state;
+	const perPage = config.fixedPerPage || Math.min(params.per_page, config.maxPerPage);
+	const end = (config.ignorePage ? 1 : params.page) * perPage;
 	return {
 		...reply,
-		after: () => state.churn.onListRead({ resource, filter }, state.store, state.config),
+		after: () =>
+			state.churn.onListRead(
+				{ resource, filter, end, newestFirst: config.order === 'newest' },
+				state.store,
+				config,
+			),
 	};
 }
 

@@ -26,10 +26,16 @@ export const leadRoutes = [
 			params,
 			ctx.state.config,
 		);
-		return churnAfter(ctx, reply, 'leads', {
-			search: params.search,
-			campaign_id: params.campaign_id,
-		});
+		return churnAfter(
+			ctx,
+			reply,
+			'leads',
+			{
+				search: params.search,
+				campaign_id: params.campaign_id,
+			},
+			params,
+		);
 	}),
 	route('POST', '/leads', (ctx: Ctx) => {
 		noQuery(ctx);

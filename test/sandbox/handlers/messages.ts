@@ -10,7 +10,7 @@ export const messageRoutes = [
 		const { config, store } = ctx.state;
 		const reply = paginate(store.findMessages(params), params, config, messageView(config));
 		const { lead_id, campaign_id, status } = params;
-		return churnAfter(ctx, reply, 'messages', { lead_id, campaign_id, status });
+		return churnAfter(ctx, reply, 'messages', { lead_id, campaign_id, status }, params);
 	}),
 	route('POST', '/messages', (ctx: Ctx) => {
 		noQuery(ctx);

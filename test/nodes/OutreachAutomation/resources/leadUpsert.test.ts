@@ -204,6 +204,38 @@ describe('Lead > Create or Update', () => {
 			expect(sandbox.store.leads.size).toBe(7);
 		});
 
+		it("addresses copied out of Google Docs or Sheets, or Outlook's Safe Links: the wrapped address finds its lead; two people's stay two leads", async () => {
+			seed(5);
+			const stored = sandbox.store.addLead({
+				first_name: 'Ada',
+				company: 'Engines',
+				linkedin_url: 'https://www.linkedin.com/in/ada-lovelace',
+			});
+			const google = (address: string) =>
+				`https://www.google.com/url?q=${address}&sa=D&source=editors&ust=1732870000000000&usg=AOvVaw2Kx9fZ`;
+			const { items, error } = await runNode(creds(key), UPSERT, [
+				{
+					url: google('https://www.linkedin.com/in/ada-lovelace/'),
+					first: 'Ada',
+					company: 'Engines',
+				},
+				{ url: google('https://www.linkedin.com/in/grace-hopper'), first: 'Grace' },
+				{
+					url: `https://eur01.safelinks.protection.outlook.com/?url=${encodeURIComponent('https://www.linkedin.com/in/alan-turing')}&data=05%7C02%7C&reserved=0`,
+					first: 'Alan',
+				},
+			]);
+			expect(error).toBeUndefined();
+			expect(items.map((item) => item.json.outcome)).toEqual(['unchanged', 'created', 'created']);
+			expect(items[0].json.id).toBe(stored.id);
+			// The address the wrapper leads to is what is stored.
+			expect(items.slice(1).map((item) => item.json.linkedin_url)).toEqual([
+				'https://www.linkedin.com/in/grace-hopper',
+				'https://www.linkedin.com/in/alan-turing',
+			]);
+			expect(sandbox.store.leads.size).toBe(8);
+		});
+
 		it('several leads with the profile: that item fails naming their IDs; Continue On Fail lets the others go on', async () => {
 			seed(5);
 			const a = sandbox.store.addLead({

@@ -140,6 +140,29 @@ const SAME: Array<[string, string]> = [
 		'linkedin:in/acooldataengineerfromberlin',
 	],
 	['https://www.linkedin.com/in/ACoAAProductLead', 'linkedin:in/acoaaproductlead'],
+	// Redirect wrappers of exports and mail, followed once: Google Docs and Sheets (q=), Google's
+	// older form (url=), a country's Google, Outlook's Safe Links.
+	[
+		'https://www.google.com/url?q=https://www.linkedin.com/in/ada-lovelace&sa=D&source=editors&ust=1732870000000000&usg=AOvVaw2Kx9fZ',
+		ADA,
+	],
+	[
+		'https://www.google.com/url?q=https%3A%2F%2Fuk.linkedin.com%2Fin%2FAda-Lovelace%2F&sa=D&source=editors&ust=1732870000000000&usg=AOvVaw2Kx9fZ',
+		ADA,
+	],
+	[
+		'https://www.google.com/url?sa=t&url=https%3A%2F%2Fwww.linkedin.com%2Fin%2Fada-lovelace&usg=x',
+		ADA,
+	],
+	['www.google.co.uk/url?q=https://www.linkedin.com/in/ada-lovelace/%3Ftrk%3Dx&sa=D', ADA],
+	[
+		'https://eur01.safelinks.protection.outlook.com/?url=https%3A%2F%2Fwww.linkedin.com%2Fin%2Fada-lovelace&data=05%7C02%7Cada%40acme.com%7C&sdata=Zm9v%3D&reserved=0',
+		ADA,
+	],
+	[
+		'<https://www.google.com/url?q=https://github.com/ada&sa=D&source=editors>',
+		'url:github.com/ada',
+	],
 ];
 
 /** Pairs that look alike but name different people (or may): never one key. */
@@ -174,6 +197,15 @@ const DIFFERENT: Array<[string, string]> = [
 		'https://www.linkedin.com/comm/in/ada-lovelace-1',
 	],
 	['https://www.linkedin.com/in/ada', 'https://www.linkedin.com/pub/ada/1/2/3'],
+	// Two people behind the same wrapper stay two.
+	[
+		'https://www.google.com/url?q=https://www.linkedin.com/in/ada-lovelace&sa=D&source=editors&usg=a',
+		'https://www.google.com/url?q=https://www.linkedin.com/in/ada-lovelace-1&sa=D&source=editors&usg=a',
+	],
+	[
+		'https://www.google.com/url?q=https://www.linkedin.com/in/ada-lovelace&sa=D',
+		'https://eur01.safelinks.protection.outlook.com/?url=https%3A%2F%2Fwww.linkedin.com%2Fin%2Fgrace-hopper&reserved=0',
+	],
 ];
 
 /** Addresses that name no one, and a word of the reason given. */
@@ -239,6 +271,16 @@ const REFUSED: Array<[unknown, RegExp]> = [
 		/sign-in page/,
 	],
 	['https://www.linkedin.com/redir/redirect?url=https%3A%2F%2Fgithub.com%2Fada', /LinkedIn page/],
+	['https://www.google.com/url?q=ada+lovelace&sa=D', /redirect link .* no web address/],
+	['https://www.google.com/url?sa=D&source=editors', /redirect link .* no web address/],
+	[
+		'https://www.google.com/url?q=https://www.google.com/url?q%3Dhttps://www.linkedin.com/in/ada',
+		/another redirect link/,
+	],
+	[
+		'https://eur01.safelinks.protection.outlook.com/?url=https%3A%2F%2Fwww.google.com%2Furl%3Fq%3Dhttps%3A%2F%2Fwww.linkedin.com%2Fin%2Fada',
+		/another redirect link/,
+	],
 	['https://www.linkedin.com/comm/feed/', /LinkedIn page \(\/feed\//],
 	// A paste that is not one address.
 	[
@@ -473,12 +515,29 @@ describe('profile identity: properties', () => {
 
 // ---- what a paste leaves, and LinkedIn's wrappers
 
-/** One spelling of /in/<handle>, maybe inside one of LinkedIn's wrappers of a profile's address. */
+/**
+ * One spelling of /in/<handle>, maybe inside one of LinkedIn's wrappers of a profile's address, or a
+ * redirect wrapper of Google (Docs, Sheets, search) or Outlook (Safe Links).
+ */
 const wrapped = (h: string) =>
 	fc
-		.tuple(spelling(h), fc.constantFrom('none', 'comm', 'authwall', 'login'))
+		.tuple(
+			spelling(h),
+			fc.constantFrom('none', 'comm', 'authwall', 'login', 'google', 'docs', 'safelinks'),
+		)
 		.map(([address, wrapper]) => {
 			const bare = address.trim();
+			const core = bare.replace(/^\u200B+|\u200B+$/g, '');
+			const absolute = /^https?:/i.test(core)
+				? core
+				: `https:${core.startsWith('//') ? '' : '//'}${core}`;
+			// Google's links out of Docs and Sheets: only what would end the parameter is escaped.
+			if (wrapper === 'docs')
+				return `https://www.google.com/url?q=${absolute.replace(/[%?&=#+]/g, encodeURIComponent)}&sa=D&source=editors&ust=1732870000000000&usg=AOvVaw2Kx9fZ`;
+			if (wrapper === 'google')
+				return `https://www.google.com/url?sa=t&url=${encodeURIComponent(absolute)}&usg=AOvVaw2Kx9fZ`;
+			if (wrapper === 'safelinks')
+				return `https://eur01.safelinks.protection.outlook.com/?url=${encodeURIComponent(absolute)}&data=05%7C02%7C&sdata=Zm9v%3D&reserved=0`;
 			if (wrapper === 'comm') return address.replace(/\/(in|IN|In)\//, '/comm/$1/');
 			if (wrapper === 'authwall')
 				return `https://www.linkedin.com/authwall?trk=bf&original_referer=&sessionRedirect=${encodeURIComponent(bare.startsWith('//') ? `https:${bare}` : bare)}`;
@@ -599,6 +658,36 @@ describe('profile identity: debris and wrappers', () => {
 				},
 			),
 			{ numRuns: 2000, seed: 58 },
+		);
+	});
+
+	it("two people's addresses behind Google's or Outlook's redirect never share a key, on LinkedIn or any site", () => {
+		const site = fc.constantFrom('github.com', 'xing.com', 'acme.com/team', 'ada.dev/about');
+		const person = fc.oneof(
+			handle.map((h) => `https://www.linkedin.com/in/${encodeURIComponent(h)}`),
+			fc.tuple(site, handle).map(([s, h]) => `https://${s}/${encodeURIComponent(h)}`),
+		);
+		const wrap = (address: string, how: number) =>
+			[
+				`https://www.google.com/url?q=${address}&sa=D&source=editors&ust=1&usg=x`,
+				`https://www.google.com/url?sa=t&url=${encodeURIComponent(address)}`,
+				`https://nam12.safelinks.protection.outlook.com/?url=${encodeURIComponent(address)}&reserved=0`,
+				address,
+			][how];
+		fc.assert(
+			fc.property(
+				fc
+					.tuple(person, person)
+					.filter(([a, b]) => profileKey(a) !== undefined && profileKey(a) !== profileKey(b)),
+				fc.integer({ min: 0, max: 3 }),
+				fc.integer({ min: 0, max: 2 }),
+				([a, b], howA, howB) => {
+					const [wa, wb] = [wrap(a, howA), wrap(b, howB)];
+					expect(profileKey(wa)).toBe(profileKey(a));
+					expect(profileKey(wb)).not.toBe(profileKey(wa));
+				},
+			),
+			{ numRuns: 3000, seed: 64 },
 		);
 	});
 });
