@@ -151,16 +151,21 @@ export function workflowIdPolledAt(prefix: string, second: number): string {
 	}
 }
 
-/** A poll node's scheduled job in n8n's scheduled_job table (its cron and next run). */
+/**
+ * A poll node's scheduled job in n8n 2.41.1's scheduled_job table (owned by the workflow, the node its
+ * member): its cron, and the first occurrence n8n queued for it in scheduled_task (UTC), once queued.
+ */
 export async function scheduledJob(
 	runtime: Runtime,
 	options: N8nOptions,
 	workflowId: string,
-): Promise<Json | undefined> {
+	nodeId = triggerNodeId(workflowId),
+): Promise<{ cronExpression: string; firstScheduledFor?: string } | undefined> {
 	return (await readN8nRow(
 		runtime,
 		options,
-		'SELECT cronExpression, nextRunAt, lastFiredAt FROM scheduled_job WHERE workflowId = ?',
-		[workflowId],
-	)) as Json | undefined;
+		`SELECT j.cronExpression, (SELECT MIN(t.scheduledFor) FROM scheduled_task t WHERE t.jobId = j.id) AS firstScheduledFor
+		FROM scheduled_job j WHERE j.ownerId = ? AND j.ownerMemberId = ?`,
+		[workflowId, nodeId],
+	)) as { cronExpression: string; firstScheduledFor?: string } | undefined;
 }

@@ -133,16 +133,16 @@ async function untilSecond(second: number, leadMs = 200): Promise<void> {
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
 /**
- * A trigger's polls in the request log: its list requests, grouped where more than 15 s pass between
- * two (a poll's pages and retries come within seconds; polls a minute apart). The first is the one
- * publishing runs.
+ * A trigger's polls in the request log: its list requests, grouped where more than 5 s pass between
+ * two (a poll's pages come within milliseconds, its retries of a 503 within 2.5 s of each other; the
+ * polls here at least 10 s apart). The first is the one publishing runs.
  */
 function pollsOf(sandbox: Sandbox, leadId: string): RequestLogEntry[][] {
 	const polls: RequestLogEntry[][] = [];
 	for (const entry of sandbox.requests()) {
 		if (entry.path !== '/api/v1/messages' || entry.query.lead_id !== leadId) continue;
 		const last = polls[polls.length - 1];
-		if (last && entry.time - last[last.length - 1].time < 15_000) last.push(entry);
+		if (last && entry.time - last[last.length - 1].time < 5_000) last.push(entry);
 		else polls.push([entry]);
 	}
 	return polls;
@@ -283,8 +283,10 @@ suite(
 			const old = s.old.filter((id) => times.has(id)).length;
 			const polls = pollsOf(sandbox, s.leadId);
 			const [activation, first] = polls;
+			const job = await scheduledJob(runtime, options, s.workflowId);
 			process.stdout.write(
-				`[${TAG}] ${s.label}: published ${clock(s.publishedAt)}, polled at second ${s.second}; ` +
+				`[${TAG}] ${s.label}: published ${clock(s.publishedAt)}, polled at second ${s.second} ` +
+					`(n8n's first queued occurrence ${String(job?.firstScheduledFor).slice(11)}); ` +
 					`activation poll ${clock(activation[0].time)}, first scheduled poll ${clock(first[0].time)} ` +
 					`(gap ${((first[0].time - activation[0].time) / 1000).toFixed(1)} s); ` +
 					`scheduled polls: ${polls
