@@ -13,9 +13,11 @@ import { messageFilterOptions, messageFilterQuery } from './shared/messageFilter
 import { unwrapLocators } from './shared/parameters';
 import { searchCampaigns, searchLeads } from './listSearch/search';
 import { normalizeBaseUrl, windowKey } from './transport/baseUrl';
+import { now } from './transport/clock';
 import { CREDENTIAL_TYPE } from './transport/constants';
 import { newestMessage, pollNewMessages } from './trigger/newMessages';
 import { onePollAtATime, triggerKey } from './trigger/overlap';
+import { longestGapMs } from './trigger/pollTimes';
 import type { TriggerState } from './trigger/state';
 import { validState } from './trigger/state';
 import { redactedFailure, redactValue } from './transport/redact';
@@ -36,6 +38,28 @@ export function pollBudgetMs(fromN8n: unknown): number {
 		? Math.min(fromN8n, DEFAULT_POLL_BUDGET_MS)
 		: DEFAULT_POLL_BUDGET_MS;
 }
+
+/** The time n8n grants a poll, when it says (n8n 2.41+; its durable scheduler drops a poll past it). */
+function n8nPollBudget(ctx: IPollFunctions): number | undefined {
+	const withBudget = ctx as IPollFunctions & { getPollBudgetMs?: () => number | undefined };
+	const budget =
+		typeof withBudget.getPollBudgetMs === 'function' ? withBudget.getPollBudgetMs() : undefined;
+	return typeof budget === 'number' && budget > 0 ? budget : undefined;
+}
+
+/**
+ * Whether n8n runs this poll for a first publishing of the workflow (or, on n8n 1.x, any poll of it
+ * until a restart): n8n 2.41's durable scheduler runs its scheduled polls as 'update'.
+ */
+function firstPublishing(ctx: IPollFunctions): boolean {
+	return ['activate', 'create'].includes(ctx.getActivationMode());
+}
+
+/**
+ * Beyond the poll intervals, how much older a message may be and still count as new when n8n may have
+ * lost the trigger's start: an n8n restart, and a service clock a few minutes off n8n's.
+ */
+export const LOOK_BACK_MARGIN_MS = 5 * 60_000;
 
 export class OutreachAutomationTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -83,9 +107,9 @@ export class OutreachAutomationTrigger implements INodeType {
 	/**
 	 * Every poll's items and errors pass the one redaction: n8n logs poll errors as they are. A poll
 	 * that starts while another of the same trigger runs in this process, or before n8n saved what the
-	 * last one emitted, emits nothing; one that n8n gave a state the last poll moved on from without
-	 * emitting goes on from that poll's state (see trigger/overlap.ts). The manual test event reads no
-	 * saved state and is never held back.
+	 * last one emitted, emits nothing; one that n8n gave a state a poll of it has safely moved on from
+	 * goes on from that poll's state (see trigger/overlap.ts). The manual test event reads no saved
+	 * state and is never held back.
 	 */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const once = async (newer?: IDataObject) => {
@@ -102,14 +126,18 @@ export class OutreachAutomationTrigger implements INodeType {
 		const node = this.getNode();
 		const workflowId = this.getWorkflow().id;
 		return await onePollAtATime(
-			triggerKey(workflowId, node.name),
-			this.getWorkflowStaticData('node'),
-			once,
+			{
+				key: triggerKey(workflowId, node.name),
+				loaded: this.getWorkflowStaticData('node'),
+				budgetMs: n8nPollBudget(this),
+				publishing: firstPublishing(this),
+			},
+			async ({ newer }) => await once(newer),
 			(why) => {
 				this.logger.info(
 					why === 'running'
 						? 'Outreach Automation Trigger: the previous poll of this trigger is still running; this poll emits nothing and leaves the new messages to it and the next poll'
-						: 'Outreach Automation Trigger: the previous poll emitted messages and n8n has not saved its progress yet; this poll emits nothing and leaves the new messages to the next poll',
+						: 'Outreach Automation Trigger: a previous poll moved on and n8n has not saved its progress yet; this poll emits nothing and leaves the new messages to the next poll',
 					{ workflowId, node: node.name },
 				);
 				return null;
@@ -152,14 +180,13 @@ export class OutreachAutomationTrigger implements INodeType {
 			String(credentials.apiKey ?? '').trim(),
 		).slice(0, 16);
 
-		const pollFunctions = this as IPollFunctions & { getPollBudgetMs?: () => number | undefined };
-		const budgetEnds =
-			Date.now() +
-			pollBudgetMs(
-				typeof pollFunctions.getPollBudgetMs === 'function'
-					? pollFunctions.getPollBudgetMs()
-					: undefined,
-			);
+		const budgetEnds = now() + pollBudgetMs(n8nPollBudget(this));
+		// Starting afresh anywhere but at a first publishing, n8n may have lost an earlier start (it
+		// never saves the poll it runs at publishing unless it emitted; a restart empties this
+		// process): messages from the last two poll intervals and LOOK_BACK_MARGIN_MS count as new.
+		const newSince = firstPublishing(this)
+			? undefined
+			: now() - 2 * longestGapMs(this.getNodeParameter('pollTimes', {})) - LOOK_BACK_MARGIN_MS;
 
 		if (newer) {
 			this.logger.debug(
@@ -186,6 +213,7 @@ export class OutreachAutomationTrigger implements INodeType {
 			JSON.parse(JSON.stringify(previous)) as TriggerState,
 			options.emitExisting === true,
 			budgetEnds,
+			newSince,
 		);
 		// Only now, with every page read, does the memory move on (mutated in place, as n8n saves it).
 		for (const key of Object.keys(staticData)) delete staticData[key];

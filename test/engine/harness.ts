@@ -349,17 +349,51 @@ export class TriggerHarness {
 		this.data = additionalData(credentials, { id: 'wf-trigger' } as IWorkflowBase, 'trigger');
 	}
 
-	/** One poll as the activated workflow runs it; returns the emitted items (empty when null). */
-	async poll(mode: 'trigger' | 'manual' = 'trigger'): Promise<IDataObject[]> {
+	/**
+	 * One poll as the activated workflow runs it; returns the emitted items (empty when null). n8n 1.x
+	 * runs every poll of a trigger as 'activate' (the context of its publishing); n8n 2.41's durable
+	 * scheduler its scheduled polls as 'update' (cli `workflows/triggers/trigger-execution-context.factory.js`,
+	 * `createPollExecutionContext`).
+	 */
+	async poll(
+		mode: 'trigger' | 'manual' = 'trigger',
+		activation: 'activate' | 'update' | 'init' = 'activate',
+	): Promise<IDataObject[]> {
 		const ctx = new PollContext(
 			this.workflow,
 			this.node,
 			this.data,
 			mode,
-			mode === 'manual' ? 'manual' : 'activate',
+			mode === 'manual' ? 'manual' : activation,
 		);
 		const result = await nodeTypeList.outreachAutomationTrigger.poll!.call(ctx);
 		return result ? result[0].map((item) => item.json) : [];
+	}
+
+	/**
+	 * The context n8n 2.41.1's durable scheduler gives one poll (cli
+	 * `workflows/triggers/trigger-execution-context.factory.js`, `getExecutePollFunctions`): the node's
+	 * static data is `staged`, a copy of the cursor n8n loaded for this poll; the poll budget is given
+	 * only to fenced (scheduled) polls, the poll run at publishing gets n8n-core's default of 5 minutes.
+	 */
+	durableContext(
+		activation: 'activate' | 'update',
+		staged: IDataObject,
+		budgetMs?: number,
+	): PollContext {
+		return new PollContext(
+			this.workflow,
+			this.node,
+			this.data,
+			'trigger',
+			activation,
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			() => staged,
+			budgetMs === undefined ? undefined : () => budgetMs,
+		);
 	}
 
 	/**

@@ -98,6 +98,11 @@ export class Recorder {
 		return this.log.filter((e) => e.seq > since).map((e) => ({ ...e }));
 	}
 
+	/** API requests so far (cheap: a virtual clock reads it on every tick). */
+	count(): number {
+		return this.stats.requests;
+	}
+
 	snapshot(): SandboxStats {
 		const s = this.stats;
 		return {

@@ -84,6 +84,8 @@ export interface Sandbox {
 	churnLog(): { listRequests: number; events: ChurnEvent[]; pending: QueuedChurn[] };
 	requests(since?: number): RequestLogEntry[];
 	stats(): SandboxStats;
+	/** How many API requests arrived so far (what stats().requests says, without the copy). */
+	apiRequests(): number;
 	/** Closes the server and every connection, keep-alive ones included. */
 	stop(): Promise<void>;
 }
@@ -291,6 +293,7 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
 		churnLog: () => state.churn.log(),
 		requests: (since) => state.recorder.requests(since),
 		stats: () => state.recorder.snapshot(),
+		apiRequests: () => state.recorder.count(),
 		stop: () =>
 			(stopping ??= new Promise<void>((resolve) => {
 				server.close(() => resolve());

@@ -23,7 +23,10 @@ import {
 import { lastPage, lastPageGuess, walk } from './walk';
 
 /** First activation: note where the list stands (both ends while its order is not known). */
-async function initialState(pages: Pages, base: TriggerState): Promise<PollResult | undefined> {
+async function initialState(
+	pages: Pages,
+	base: TriggerState,
+): Promise<(PollResult & { noted: IDataObject[] }) | undefined> {
 	const first = await pages.get(1);
 	if (!first) return undefined;
 	const order = orderFromTimestamps(first.items);
@@ -45,6 +48,7 @@ async function initialState(pages: Pages, base: TriggerState): Promise<PollResul
 	}
 	return {
 		emit: [],
+		noted: known,
 		state: {
 			...base,
 			order,
@@ -54,6 +58,35 @@ async function initialState(pages: Pages, base: TriggerState): Promise<PollResul
 			perPage: pages.perPage,
 		},
 	};
+}
+
+/**
+ * A start afresh where n8n may have lost an earlier start (it never saves the poll it runs at
+ * publishing when that poll emits nothing, and a restart empties this process): as a first
+ * activation, but messages dated `since` or later are new, not existing. Without timestamps nothing
+ * tells them apart, and this is a first activation.
+ */
+async function lookBack(
+	ctx: IPollFunctions,
+	pages: Pages,
+	base: TriggerState,
+	since: number,
+): Promise<PollResult | undefined> {
+	const first = await initialState(pages, base);
+	if (!first) return undefined;
+	const recent = first.noted.filter((item) => (timeOf(item) ?? -Infinity) >= since);
+	if (recent.length === 0) return first;
+	const { state } = first;
+	if (!state.order) {
+		// Timestamps that do not tell the order: what was read is all there is to go on.
+		return { emit: reversed(first.noted).filter((item) => recent.includes(item)), state };
+	}
+	// Read from the newest end as a poll does, the recent ones not known: it ends at the newest
+	// older message, or at a page of older ones.
+	const recentIds = new Set(recent.map(idOf));
+	const older = (state.seen ?? []).filter((id) => !recentIds.has(id));
+	const watermark = new Date(since).toISOString();
+	return await poll(ctx, pages, { ...state, seen: older, watermark }, false);
 }
 
 /**
@@ -202,7 +235,8 @@ async function poll(
  * One poll: every message not emitted before, oldest first, each once. Costs one request when
  * nothing is new. With `emitExisting`, the first poll emits what is already there instead of only
  * taking note. When the budget runs out, what was read is emitted and the next poll goes on from
- * there (a drain); a failed page throws and leaves `previous` as it was.
+ * there (a drain); a failed page throws and leaves `previous` as it was. `newSince`: where n8n may
+ * have lost an earlier start, messages dated from then on count as new when starting afresh.
  */
 export async function pollNewMessages(
 	ctx: IPollFunctions,
@@ -211,6 +245,7 @@ export async function pollNewMessages(
 	previous: TriggerState,
 	emitExisting: boolean,
 	budgetEnds?: number,
+	newSince?: number,
 ): Promise<PollResult> {
 	const pages = new Pages(ctx, qs, budgetEnds, previous.perPage);
 	const base: TriggerState = { account: identity.account, filterKey: identity.filterKey };
@@ -218,7 +253,9 @@ export async function pollNewMessages(
 	if (previous.account !== identity.account || previous.filterKey !== identity.filterKey) {
 		result = emitExisting
 			? await poll(ctx, pages, { ...base, seen: [] }, true)
-			: await initialState(pages, base);
+			: newSince !== undefined
+				? await lookBack(ctx, pages, base, newSince)
+				: await initialState(pages, base);
 	} else {
 		result = await poll(ctx, pages, previous, previous.drain?.all === true);
 	}

@@ -4,6 +4,7 @@
  */
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
+import { now } from '../transport/clock';
 import { MAX_PAGE_SIZE } from '../transport/constants';
 import { pagingIgnoredError } from '../transport/errors';
 import { PageWalker } from '../transport/pages';
@@ -100,7 +101,7 @@ export class Pages {
 	}
 
 	private allowed(): boolean {
-		const late = this.budgetEnds !== undefined && Date.now() > this.budgetEnds;
+		const late = this.budgetEnds !== undefined && now() > this.budgetEnds;
 		if (this.grace > 0) {
 			this.grace--;
 			this.requests++;

