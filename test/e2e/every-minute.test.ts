@@ -143,16 +143,20 @@ async function untilSecond(second: number, leadMs = 200): Promise<void> {
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
 /**
- * A trigger's polls in the request log: its list requests, grouped where more than 5 s pass between
- * two (a poll's pages come within milliseconds, its retries of a 503 within 2.5 s of each other; the
- * polls here at least 10 s apart). The first is the one publishing runs.
+ * A trigger's polls in the request log: its list requests, a new poll starting more than 5 s after the
+ * previous request, or with a read of page 1 after an answered one (the lists here fit one page: a poll
+ * reads page 1 once, again only to retry a failed answer, its retries within 2.5 s of each other; n8n
+ * 1.x may poll seconds after activating). The first is the one publishing runs.
  */
 function pollsOf(sandbox: Sandbox, leadId: string): RequestLogEntry[][] {
 	const polls: RequestLogEntry[][] = [];
 	for (const entry of sandbox.requests()) {
 		if (entry.path !== '/api/v1/messages' || entry.query.lead_id !== leadId) continue;
 		const last = polls[polls.length - 1];
-		if (last && entry.time - last[last.length - 1].time < 5_000) last.push(entry);
+		const previous = last?.[last.length - 1];
+		const pageOne = Number(entry.query.page ?? 1) === 1;
+		if (previous && entry.time - previous.time <= 5_000 && !(pageOne && previous.status === 200))
+			last.push(entry);
 		else polls.push([entry]);
 	}
 	return polls;
