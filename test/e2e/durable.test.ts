@@ -25,15 +25,15 @@ import {
 	type N8nOptions,
 	type Runtime,
 } from '../n8n/runtime';
-import { TRIGGER_NODE } from '../n8n/workflow-json';
 import {
 	credential,
 	DURABLE_ENV,
+	emittedIds,
+	executionsOf,
 	pollerState,
 	tick,
 	triggerWorkflow,
 	waitFor,
-	type Execution,
 } from './durable-world';
 import { OWNER } from './harness';
 
@@ -115,26 +115,8 @@ suite(
 				.filter(
 					(e: RequestLogEntry) => e.path === '/api/v1/messages' && e.query.lead_id === leadId,
 				);
-		const executions = async (): Promise<Execution[]> => {
-			const all: Execution[] = [];
-			let cursor: string | undefined;
-			do {
-				const page = await n8n.publicApi<{ data: Execution[]; nextCursor?: string | null }>(
-					apiKey,
-					'GET',
-					`/executions?workflowId=${MAIN_ID}&includeData=true&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
-				);
-				all.push(...page.data);
-				cursor = page.nextCursor ?? undefined;
-			} while (cursor);
-			return all;
-		};
-		const emitted = async () =>
-			(await executions()).flatMap((e) =>
-				(e.data?.resultData.runData[TRIGGER_NODE]?.[0]?.data?.main[0] ?? []).map((item) =>
-					String(item.json.id),
-				),
-			);
+		const executions = () => executionsOf(n8n, apiKey, MAIN_ID);
+		const emitted = () => emittedIds(n8n, apiKey, MAIN_ID);
 		const restart = async () => {
 			await n8n.start();
 			await n8n.ensureOwner(OWNER);

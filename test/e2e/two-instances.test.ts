@@ -25,15 +25,15 @@ import {
 	type N8nOptions,
 	type Runtime,
 } from '../n8n/runtime';
-import { TRIGGER_NODE } from '../n8n/workflow-json';
 import {
 	credential,
 	DURABLE_ENV,
+	emittedIds,
+	executionsOf,
 	pollerState,
 	tick,
 	triggerWorkflow,
 	waitFor,
-	type Execution,
 } from './durable-world';
 import { OWNER } from './harness';
 
@@ -111,20 +111,8 @@ const enabled = N8N_MAJOR >= 2 && process.env.OUTREACH_E2E_TWO_INSTANCES === '1'
 				await b.start();
 				sandbox.config({ latencyMs: 250 });
 				const inserted = sandbox.insertMessages({ count: 2_000, lead_id: leadId }).ids;
-				const executions = async () =>
-					(
-						await a.publicApi<{ data: Execution[] }>(
-							apiKey,
-							'GET',
-							`/executions?workflowId=${WORKFLOW_ID}&includeData=true&limit=250`,
-						)
-					).data;
-				const emitted = async () =>
-					(await executions()).flatMap((e) =>
-						(e.data?.resultData.runData[TRIGGER_NODE]?.[0]?.data?.main[0] ?? []).map((item) =>
-							String(item.json.id),
-						),
-					);
+				const executions = () => executionsOf(a, apiKey, WORKFLOW_ID);
+				const emitted = () => emittedIds(a, apiKey, WORKFLOW_ID);
 				await waitFor(
 					'every message',
 					async () => (new Set(await emitted()).size >= inserted.length ? true : undefined),
