@@ -20,4 +20,8 @@ module.exports = {
 	testTimeout: 60000,
 	// Engine and sandbox tests open real sockets; running files in parallel on 2 cores is fine.
 	maxWorkers: 2,
+	// A worker left with a large heap (the trigger model loads the trigger afresh per simulated n8n
+	// process; lists of 200,000 leads) is replaced before its next file: long collections in it made
+	// n8n's 250-ms regex check of node parameters time out in the files after.
+	workerIdleMemoryLimit: '512MB',
 };
