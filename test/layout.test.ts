@@ -1,7 +1,12 @@
 /**
  * Rooms a reader can hold: a source file past 450 lines or a test file past 900 is to be split by role,
- * and the pacing, frozen after its rebuild, keeps every function within 40 lines and its state written
- * by one module only.
+ * and the pacing keeps every function within 40 lines and its state written by one module only.
+ *
+ * The pacing (nodes/OutreachAutomation/transport/pacing/) is frozen since issue #65: it changes only for
+ * a defect a test shows (failing before the change, passing after, on the virtual clock where it can be),
+ * keeping what docs/rate-limits.md "Acceptance" and "Frozen" state: this structure, no mechanism without
+ * a test, bench or simulator gate that fails without it, the known-violations list only shrinking, the
+ * benches holding.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,6 +62,12 @@ describe('the layout', () => {
 		expect(functions.filter((f) => f.lines > 40).map((f) => `${f.name}: ${f.lines} lines`)).toEqual(
 			[],
 		);
+	});
+
+	it('docs/rate-limits.md says the pacing is frozen and what lets it change', () => {
+		const doc = fs.readFileSync(path.join(root, 'docs/rate-limits.md'), 'utf8');
+		expect(doc).toMatch(/^## Frozen$/m);
+		expect(doc).toMatch(/changes only for a defect a test shows/);
 	});
 
 	it("only observe.ts and the answers it reads write a key's window; the policy reads a WindowView", () => {

