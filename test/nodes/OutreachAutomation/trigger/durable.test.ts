@@ -347,6 +347,35 @@ describe('n8n 2.41.1 durable scheduler, seeded runs of what is not guaranteed', 
 	);
 });
 
+/** A sandbox of `variant` on a virtual clock at PUBLISHED, with 30 messages from the day before. */
+async function aDayOfMessages(
+	variant: (typeof VARIANTS)[number],
+): Promise<{ sandbox: Sandbox; time: VirtualTime }> {
+	const sandbox = await startSandbox({ apiKeys: [KEY], ...variant, rateLimit: 1e6 });
+	const time = new VirtualTime(sandbox);
+	time.start(PUBLISHED - 24 * HOUR);
+	sandbox.reset({ leads: 2, campaigns: 1, messages: 30 });
+	time.to(PUBLISHED);
+	return { sandbox, time };
+}
+
+/** n8n with the trigger (Poll Times every minute) published now: the poll at publishing run. */
+async function publishedEveryMinute(
+	time: VirtualTime,
+	sandbox: Sandbox,
+	seed: number,
+): Promise<DurableN8n> {
+	const n8n = new DurableN8n(
+		time,
+		{ baseUrl: sandbox.url, apiKey: KEY },
+		{ pollTimes: { item: [{ mode: 'everyMinute' }] } },
+		seed,
+	);
+	const act = n8n.load();
+	n8n.save(await n8n.run(0, act.loaded, 'activate'), act.poll, 0, 'activate', 0);
+	return n8n;
+}
+
 describe('what only timestamps can tell', () => {
 	let sandbox: Sandbox;
 	let time: VirtualTime;
@@ -356,19 +385,8 @@ describe('what only timestamps can tell', () => {
 	});
 
 	it('without timestamps, n8n restarting before it saved the first cursor: the messages of that gap are taken as existing (docs/trigger.md)', async () => {
-		sandbox = await startSandbox({ apiKeys: [KEY], ...VARIANTS[1], rateLimit: 1e6 });
-		time = new VirtualTime(sandbox);
-		time.start(PUBLISHED - 24 * HOUR);
-		sandbox.reset({ leads: 2, campaigns: 1, messages: 30 });
-		time.to(PUBLISHED);
-		const n8n = new DurableN8n(
-			time,
-			{ baseUrl: sandbox.url, apiKey: KEY },
-			{ pollTimes: { item: [{ mode: 'everyMinute' }] } },
-			3,
-		);
-		const act = n8n.load();
-		n8n.save(await n8n.run(0, act.loaded, 'activate'), act.poll, 0, 'activate', 0);
+		({ sandbox, time } = await aDayOfMessages(VARIANTS[1]));
+		const n8n = await publishedEveryMinute(time, sandbox, 3);
 		time.to(PUBLISHED + 4 * SECOND);
 		const gap = sandbox.insertMessages({ count: 5 }).ids;
 		time.to(PUBLISHED + 20 * SECOND);
@@ -406,19 +424,8 @@ describe("n8n 1.x's classic poller", () => {
 	it.each(VARIANTS.filter((v) => v.timestamps))(
 		'list $order first: n8n restarts before the trigger emitted anything (its memory never saved): the poll at start emits what arrived since publishing',
 		async (variant) => {
-			sandbox = await startSandbox({ apiKeys: [KEY], ...variant, rateLimit: 1e6 });
-			time = new VirtualTime(sandbox);
-			time.start(PUBLISHED - 24 * HOUR);
-			sandbox.reset({ leads: 2, campaigns: 1, messages: 30 });
-			time.to(PUBLISHED);
-			const n8n = new DurableN8n(
-				time,
-				{ baseUrl: sandbox.url, apiKey: KEY },
-				{ pollTimes: { item: [{ mode: 'everyMinute' }] } },
-				4,
-			);
-			const act = n8n.load();
-			n8n.save(await n8n.run(0, act.loaded, 'activate'), act.poll, 0, 'activate', 0);
+			({ sandbox, time } = await aDayOfMessages(variant));
+			const n8n = await publishedEveryMinute(time, sandbox, 4);
 			time.to(PUBLISHED + 30 * SECOND);
 			const sent = sandbox.insertMessages({ count: 4 }).ids;
 			time.to(PUBLISHED + 40 * SECOND);
