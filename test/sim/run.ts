@@ -8,6 +8,7 @@
  *   npm run simulate -- --seed 17             replays one scenario and prints its timeline
  *   npm run simulate -- --workers 1           on one process
  *   npm run simulate -- --buckets             the table by 1, 2-4, 8-16 and 32-64 processes
+ *   npm run simulate -- --skewed              30% of the instant-reset servers' clocks 3-8 s off ours
  *   npm run simulate -- --kinds slow,hung --processes 2,3,4
  *                                             only the seeds of those kinds and process counts
  *   npm run simulate -- --compare a.json b.json   what changed between two --json runs (fixed, broken)
@@ -23,7 +24,7 @@ import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { KINDS, scenarioOf, VOLUME_SEED } from './scenario';
+import { KINDS, scenarioOf, SKEWED_ENV, VOLUME_SEED } from './scenario';
 import { runScenario, SHORT_RUN_SLACK_MS, type Measures, type ScenarioResult } from './simulate';
 import { compareRuns } from './compare';
 import { checkKnown, knownOf, type Known } from './known';
@@ -106,6 +107,10 @@ async function main(): Promise<void> {
 		console.log(compareRuns(read(compare), read(after)));
 		return;
 	}
+	// Read by scenarioOf here and in the workers, which inherit the environment.
+	if (process.argv.includes('--skewed')) process.env[SKEWED_ENV] = '1';
+	if (process.env[SKEWED_ENV] && (argument('known') ?? argument('write-known')) !== undefined)
+		throw new Error('--known and --write-known are of the default scenarios: drop --skewed');
 	const seed = argument('seed');
 	if (seed !== undefined) {
 		const { result, measures, timeline } = await runScenario(Number(seed), { timeline: true });

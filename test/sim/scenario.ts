@@ -166,7 +166,24 @@ export function scenarioOf(seed: number): Scenario {
 	}
 	// Drawn last, so that the scenarios without stalls stay what they were before stalls were simulated.
 	if (seed !== VOLUME_SEED && rng.chance(STALL_CHANCE)) scenario.stalls = stallsOf(scenario, rng);
+	if (seed !== VOLUME_SEED && process.env[SKEWED_ENV])
+		scenario.skewMs ||= skewOf(seed, scenario.reset);
 	return scenario;
+}
+
+/**
+ * `npm run simulate -- --skewed` (issue #65): a server clock a few seconds off n8n's (no NTP in a
+ * container, a laptop) for 30% of the scenarios whose resets are instants. Drawn apart from the rest,
+ * so that the other scenarios stay as they are; not in the gate's run (its list is of the default ones).
+ */
+export const SKEWED_ENV = 'OUTREACH_SIM_SKEWED';
+const SKEW_CHANCE = 0.3;
+const SKEWS_MS = [-8_000, -3_000, 3_000, 8_000];
+
+function skewOf(seed: number, reset: Scenario['reset']): number {
+	if (reset !== 'epoch-ms' && reset !== 'epoch-s' && reset !== 'http-date') return 0;
+	const rng = new Random(seed * 40503 + 7);
+	return rng.chance(SKEW_CHANCE) ? rng.pick(SKEWS_MS) : 0;
 }
 
 /**
