@@ -27,10 +27,24 @@ describe('own requests in flight', () => {
 		expect(c.burst).not.toBe(a.burst);
 	});
 
-	it('a request is hung after ten answer times within 1-3 s, never before two, before any answer 30 s; only the oldest are given up', () => {
+	it('before any answer the first request is hung after 3 s, any after it after 30 s', () => {
 		const flight = new InFlight();
-		// Before any answer, only a request unanswered far longer than a working service takes.
+		const first = flight.add(0, 0).seq;
+		expect(flight.hungAfterMs()).toBe(3_000);
+		const second = flight.add(0, 3_000).seq;
+		const expired: number[] = [];
+		flight.expireHung(3_000, (seq) => expired.push(seq));
+		expect(expired).toEqual([first]);
+		// The second, sent when the first was given up, holds the others until an answer or 30 s.
 		expect(flight.hungAfterMs()).toBe(30_000);
+		flight.expireHung(32_999, (seq) => expired.push(seq));
+		expect(expired).toEqual([first]);
+		flight.expireHung(33_000, (seq) => expired.push(seq));
+		expect(expired).toEqual([first, second]);
+	});
+
+	it('a request is hung after ten answer times within 1-3 s, never before two; only the oldest are given up', () => {
+		const flight = new InFlight();
 		flight.timed(50);
 		expect(flight.hungAfterMs()).toBe(1_000);
 		flight.timed(4_050); // smoothed: 0.8 x 50 + 0.2 x 4,050 = 850 ms
