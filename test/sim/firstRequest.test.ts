@@ -1,6 +1,6 @@
 /**
  * A key's first request, before any answer has told how long answers take, on the virtual clock
- * (issue #65): a first request that hangs holds the items queued behind it about 3 s, not 30; a
+ * (issue #65): a first request that hangs holds the items queued behind it 4.5 s, not 30; a
  * service slow to answer (4 s) still sees at most two requests before its first answer, no burst.
  */
 import { runScenario } from './simulate';
