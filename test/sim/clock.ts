@@ -130,7 +130,11 @@ export class VirtualClock implements Clock {
 		while (this.events.size && !done()) {
 			const event = this.events.pop()!;
 			if (event.cancelled) continue;
-			if (event.at > until) return true;
+			if (event.at > until) {
+				// Not due yet: it stays for a later run.
+				this.events.push(event);
+				return true;
+			}
 			this.time = event.at;
 			this.fired++;
 			event.fire();

@@ -50,6 +50,8 @@ export interface Scenario {
 	slow?: { min: number; max: number };
 	/** Share of requests that never answer (the node's timeout ends them). */
 	hung?: number;
+	/** The first request to arrive is answered this much later than the others (a hung first request). */
+	firstAnswerMs?: number;
 	faults?: { server: number; gateway: number; reset: number };
 	limitChanges: Array<{ at: number; limit: number }>;
 	foreign?: { perWindow: number };

@@ -66,6 +66,8 @@ export class Service {
 	/** Processes whose first request to reach the limiter was refused (a crowd starting together). */
 	readonly firstRefused = new Set<number>();
 	private readonly arrived = new Set<number>();
+	/** Requests sent so far (see Scenario.firstAnswerMs). */
+	private sent = 0;
 	readonly timeline: TimelineEntry[] | undefined;
 	private readonly rng: Random;
 
@@ -188,6 +190,7 @@ export class Service {
 		const item = this.itemOf(options);
 		const up = s.latency.min / 2 + this.rng.next() * s.latency.jitter;
 		const down = s.latency.min / 2 + this.rng.next() * s.latency.jitter + this.slowness();
+		const held = this.sent++ === 0 ? (s.firstAnswerMs ?? 0) : 0;
 		const timeout = Number(options.timeout ?? 300_000);
 		this.note(process, item, () => 'send');
 		const host = s.processes[process].host ?? process;
@@ -217,7 +220,7 @@ export class Service {
 					});
 					return;
 				}
-				this.clock.at(this.freeAt(process, this.clock.now() + down), deliver);
+				this.clock.at(this.freeAt(process, this.clock.now() + down + held), deliver);
 			});
 		});
 	}

@@ -27,6 +27,10 @@ class Key {
 	readonly window = new Window();
 	readonly queue = new SlotQueue();
 	readonly alarm = new Alarm((lateMs) => this.look(lateMs < STALLED_MS));
+	/** Before any answer, the look that gives up the key's first request as hung: a timer of its own,
+	 * cancelled by the answer. On the one timer it would stay set after the answer (a later look does
+	 * not replace an earlier one): a look nothing wanted, ahead of the reset's. */
+	readonly firstAlarm = new Alarm((lateMs) => this.look(lateMs < STALLED_MS));
 	/** When a request of this process last used the key (idle keys are forgotten). */
 	lastUsed = 0;
 
@@ -43,6 +47,7 @@ class Key {
 			this.pump(expireHung);
 		} catch (error) {
 			this.alarm.cancel();
+			this.firstAlarm.cancel();
 			const reason = error instanceof Error ? error.message : String(error);
 			this.queue.failAll(
 				new Error(
@@ -60,6 +65,7 @@ class Key {
 		for (;;) {
 			if (!this.queue.peek()) {
 				this.alarm.cancel();
+				this.firstAlarm.cancel();
 				return;
 			}
 			const now = currentTime();
@@ -85,6 +91,9 @@ class Key {
 					? Math.min(decision.at, hungAt ?? Infinity)
 					: hungAt;
 			if (at !== undefined) this.alarm.set(at, now);
+			const firstHungAt = window.flight.firstHungAt();
+			if (firstHungAt === undefined) this.firstAlarm.cancel();
+			else this.firstAlarm.set(firstHungAt, now);
 			return;
 		}
 	}
@@ -203,7 +212,10 @@ export function sweepRateLimitState(now: number): void {
 
 /** For tests: forget every window. */
 export function resetRateLimitState(): void {
-	for (const key of keys.values()) key.alarm.cancel();
+	for (const key of keys.values()) {
+		key.alarm.cancel();
+		key.firstAlarm.cancel();
+	}
 	keys.clear();
 	lastSweep = 0;
 }

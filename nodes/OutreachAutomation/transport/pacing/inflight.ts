@@ -8,15 +8,17 @@
  * A request unanswered for ten answer times, within 1 s (a busy process's pause) and 3 s (what one
  * hung request may cost the others), counts as spent; never before two answer times (a probe given up
  * too soon sends a second into the same window). Before the key's first answer nothing says how long
- * answers take: only after 30 s, longer than any answer a working service gives, yet a tenth of a
- * request's timeout, which a hung first request would otherwise hold every other one for. Looks are
- * rounded to a step.
+ * answers take: the first request is given up after 4.5 s, so that one hung request holds the others
+ * less than 5 s while a service answering within 4 s sees it alone; any after it only after 30 s
+ * (longer than a working service takes, a tenth of a request's timeout), so that a slow service sees
+ * at most two requests before it answers. Looks are rounded to a step.
  */
 const HUNG_ANSWERS = 10;
 const HUNG_SLOW_ANSWERS = 2;
 const HUNG_MIN_MS = 1000;
 const HUNG_MAX_MS = 3000;
-const HUNG_FIRST_MS = 30_000;
+const HUNG_FIRST_MS = 4500;
+const HUNG_UNANSWERED_MS = 30_000;
 const HUNG_LOOK_STEP_MS = 250;
 /** An answer this late tells of the window long ago: others may have spent it since. */
 const STALE_ANSWERS = 4;
@@ -35,6 +37,8 @@ export class InFlight {
 	private burst: { last: number } | undefined;
 	/** How long an answer takes (smoothed). */
 	answerMs: number | undefined;
+	/** Whether the key's first request was given up as hung before any answer. */
+	private firstGivenUp = false;
 
 	/** Own requests in flight: any may be counted after an answer just read, so told less these is sure. */
 	get size(): number {
@@ -73,25 +77,37 @@ export class InFlight {
 		return now - sentAt > Math.max(STALE_MIN_MS, STALE_ANSWERS * this.answerMs);
 	}
 
-	/** How long a request may go unanswered before it stops holding the others. */
+	/** How long a request may go unanswered before it stops holding the others (but see firstHungAt). */
 	hungAfterMs(): number {
-		if (this.answerMs === undefined) return HUNG_FIRST_MS;
+		if (this.answerMs === undefined) return HUNG_UNANSWERED_MS;
 		const usual = Math.min(HUNG_MAX_MS, Math.max(HUNG_MIN_MS, HUNG_ANSWERS * this.answerMs));
 		return Math.max(usual, HUNG_SLOW_ANSWERS * this.answerMs);
 	}
 
 	/** When to look whether the oldest request in flight is hung (undefined: none in flight). */
 	hungAt(): number | undefined {
-		for (const sent of this.sent.values())
-			return Math.ceil((sent.sentAt + this.hungAfterMs()) / HUNG_LOOK_STEP_MS) * HUNG_LOOK_STEP_MS;
+		for (const sent of this.sent.values()) return this.step(sent.sentAt + this.hungAfterMs());
 		return undefined;
+	}
+
+	/** Before any answer, when to look whether the key's first request is hung (undefined: it is
+	 * answered, given up or not sent). A look of its own: once answered, its look is not wanted. */
+	firstHungAt(): number | undefined {
+		if (this.answerMs !== undefined || this.firstGivenUp) return undefined;
+		for (const sent of this.sent.values()) return this.step(sent.sentAt + HUNG_FIRST_MS);
+		return undefined;
+	}
+
+	private step(at: number): number {
+		return Math.ceil(at / HUNG_LOOK_STEP_MS) * HUNG_LOOK_STEP_MS;
 	}
 
 	/** The requests unanswered too long, oldest first, each passed to `expired` as it is forgotten. */
 	expireHung(now: number, expired: (seq: number) => void): void {
-		const after = this.hungAfterMs();
 		for (const [seq, sent] of this.sent) {
-			if (now - sent.sentAt < after) break;
+			const first = this.answerMs === undefined && !this.firstGivenUp;
+			if (now - sent.sentAt < (first ? HUNG_FIRST_MS : this.hungAfterMs())) break;
+			if (first) this.firstGivenUp = true;
 			this.remove(seq);
 			expired(seq);
 		}

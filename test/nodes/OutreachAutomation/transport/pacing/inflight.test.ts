@@ -27,11 +27,34 @@ describe('own requests in flight', () => {
 		expect(c.burst).not.toBe(a.burst);
 	});
 
-	it('a request is hung after ten answer times within 1-3 s, never before two, before any answer 30 s; only the oldest are given up', () => {
+	it('before any answer the first request is hung after 4.5 s, any after it after 30 s', () => {
 		const flight = new InFlight();
-		// Before any answer, only a request unanswered far longer than a working service takes.
-		expect(flight.hungAfterMs()).toBe(30_000);
+		const first = flight.add(0, 0).seq;
+		// Its look is one of its own (see Key.firstAlarm); the key's one timer looks at 30 s.
+		expect(flight.firstHungAt()).toBe(4_500);
+		expect(flight.hungAt()).toBe(30_000);
+		const expired: number[] = [];
+		flight.expireHung(4_499, (seq) => expired.push(seq));
+		expect(expired).toEqual([]);
+		const second = flight.add(0, 4_500).seq;
+		flight.expireHung(4_500, (seq) => expired.push(seq));
+		expect(expired).toEqual([first]);
+		// The second, sent when the first was given up, holds the others until an answer or 30 s.
+		expect(flight.firstHungAt()).toBeUndefined();
+		expect(flight.hungAt()).toBe(34_500);
+		flight.expireHung(34_499, (seq) => expired.push(seq));
+		expect(expired).toEqual([first]);
+		flight.expireHung(34_500, (seq) => expired.push(seq));
+		expect(expired).toEqual([first, second]);
+	});
+
+	it('a request is hung after ten answer times within 1-3 s, never before two; only the oldest are given up', () => {
+		const flight = new InFlight();
+		flight.add(0, 0);
 		flight.timed(50);
+		// Once an answer is in, the first request's own look is not wanted.
+		expect(flight.firstHungAt()).toBeUndefined();
+		flight.remove(1);
 		expect(flight.hungAfterMs()).toBe(1_000);
 		flight.timed(4_050); // smoothed: 0.8 x 50 + 0.2 x 4,050 = 850 ms
 		expect(flight.answerMs).toBe(850);

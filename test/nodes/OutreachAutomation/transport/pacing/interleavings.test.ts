@@ -21,6 +21,7 @@ import { SlotQueue } from '../../../../../nodes/OutreachAutomation/transport/pac
 import { apiRequest } from '../../../../../nodes/OutreachAutomation/transport/request';
 import { windowKeyOf } from '../../../../../nodes/OutreachAutomation/transport/request';
 import { VirtualClock } from '../../../../sim/clock';
+import { countLooks, looksOf } from '../../../../sim/looks';
 
 const START = Date.parse('2026-12-01T09:00:00.000Z');
 
@@ -274,7 +275,9 @@ describe('one key on a virtual clock', () => {
 		stop.abort();
 	});
 
-	it("a key's very first probe, unanswered for 4 s with requests queued behind it, is not given up as hung: no second probe before its answer", async () => {
+	it("a key's very first probe, unanswered with requests queued behind it: alone for 4 s, given up at 4.5 s for one more probe, never a third before an answer", async () => {
+		// Until 2026-11-29 (issue #65) nothing went before the first answer or 30 s: one hung request
+		// held a whole run. A second probe costs at most one request of a slow service's window.
 		const key = 'first';
 		const granted: Slot[] = [];
 		const stop = new AbortController();
@@ -282,12 +285,41 @@ describe('one key on a virtual clock', () => {
 			void acquireSlot(key, stop.signal).then((slot) => slot && granted.push(slot));
 		await settle();
 		expect(granted.map((slot) => slot.probe)).toEqual([true]);
-		// No answer has been seen on this key: nothing says how long answers take.
+		// A service answering in 4 s has seen only the one.
 		await advanceTo(START + 4_000);
 		expect(granted).toHaveLength(1);
+		await advanceTo(START + 4_500);
+		expect(granted.map((slot) => slot.probe)).toEqual([true, true]);
+		// No answer has been seen on this key: the second probe holds the rest.
+		await advanceTo(START + 20_000);
+		expect(granted).toHaveLength(2);
 		releaseSlot(key, granted[0], headers(99, START + 60_000), clock.now(), 200);
 		await settle();
-		expect(granted.map((slot) => slot.probe)).toEqual([true, false, false, false]);
+		expect(granted.map((slot) => slot.probe)).toEqual([true, true, false, false]);
+		stop.abort();
+	});
+
+	it("a key's first probe answered at 1 s: the look that would have given it up at 4.5 s is not kept, the queue waits for the reset alone", async () => {
+		// A look set for the first probe's expiry and left standing after its answer: one look no one
+		// wanted, on a timer ahead of the reset's (the simulator's processes then took turns anew).
+		countLooks();
+		const key = 'first-answered';
+		const granted: Slot[] = [];
+		const stop = new AbortController();
+		for (let i = 0; i < 3; i++)
+			void acquireSlot(key, stop.signal).then((slot) => slot && granted.push(slot));
+		await settle();
+		expect(granted).toHaveLength(1);
+		await advanceTo(START + 1_000);
+		releaseSlot(key, granted[0], headers(0, START + 10_000), clock.now(), 200);
+		await settle();
+		const looks = looksOf(windowForTests(key));
+		await advanceTo(START + 9_999);
+		expect(looksOf(windowForTests(key))).toBe(looks);
+		expect(granted).toHaveLength(1);
+		// The next window's probe goes once the reset is past.
+		await advanceTo(START + 12_000);
+		expect(granted.map((slot) => slot.probe)).toEqual([true, true]);
 		stop.abort();
 	});
 

@@ -163,14 +163,16 @@ describe('pacing at volume: one queue per key', () => {
 		expect(sandbox.stats().creates.lead).toBe(100);
 	}, 60_000);
 
-	it("a key's first request, answered only after 8 s: the other 29 Get Lead items wait for its answer (no second probe into its window), then all are answered", async () => {
+	it("a key's first request, answered only after 12 s: the other 29 Get Lead items are not held behind it, then all are answered", async () => {
+		// A smoke test in real time (the gate is test/sim/firstRequest.test.ts, on the virtual clock):
+		// until 2026-11-29 (issue #65) the others waited for the first answer, here 12 s.
 		sandbox.reset({ leads: 30, campaigns: 0, messages: 0 });
 		const ids = [...sandbox.store.leads.keys()];
 		sandbox.addFault({
 			method: 'GET',
 			path: `/api/v1/leads/${ids[0]}`,
 			kind: 'slow',
-			delayMs: 8000,
+			delayMs: 12_000,
 		});
 		const { items: output, error } = await runNode(
 			credentials(),
@@ -182,9 +184,9 @@ describe('pacing at volume: one queue per key', () => {
 		const log = sandbox.requests();
 		expect(log).toHaveLength(30);
 		const first = log[0].time;
-		// Arrival at the server, in ms after the first request: before the key's first answer nothing
-		// says how long answers take, so none of the others goes before it (8 s) is answered.
-		const early = log.slice(1).filter((entry) => entry.time - first < 7000);
-		expect(early).toEqual([]);
-	}, 30_000);
+		// Arrival at the server, in ms after the first request: the first is given up on after 4.5 s
+		// (a loaded machine may take seconds more), long before its answer.
+		const late = log.slice(1).filter((entry) => entry.time - first >= 9_000);
+		expect(late).toEqual([]);
+	}, 40_000);
 });
