@@ -741,7 +741,7 @@ describe('the credential dialog', () => {
 		await modal.getByText('Couldn’t connect with these settings').waitFor();
 		await modal.getByText(userinfo, { exact: false }).waitFor();
 		// The trigger's workflow published above polls every minute: its reads of the messages are its own
-		// (one landed in this window in a CI run beside a CPU-heavy job); a credential test reads leads.
+		// (one landed in this window in a CI run); a credential test reads leads.
 		const ours = (request: { method: string; path: string }) =>
 			!(request.method === 'GET' && request.path.startsWith('/api/v1/messages'));
 		expect(
